@@ -1,0 +1,46 @@
+# gate-env.sh - shared defaults for the boot gates (sourced, POSIX sh)
+#
+# gate_kernel   sets KERNEL: $KERNEL if given, else the installed flavour
+#               whose page size fits the host (16k on 16K hosts, 4k otherwise)
+# gate_image N  sets IMAGE: $IMAGE if given, else builds image N with images/
+#               for the kernel's architecture
+
+UMARM_LIBDIR=${UMARM_LIBDIR:-/usr/lib/uml/linux-uml-arm64}
+
+gate_die() {
+	echo "$(basename "$0"): $*" >&2
+	exit 1
+}
+
+gate_kernel() {
+	if [ -z "${KERNEL:-}" ]; then
+		case $(getconf PAGESIZE) in
+		4096) KERNEL=$UMARM_LIBDIR/4k/linux ;;
+		16384) KERNEL=$UMARM_LIBDIR/16k/linux ;;
+		*) echo "$(basename "$0"): host page size $(getconf PAGESIZE) has no flavour" >&2
+		   exit 77 ;;
+		esac
+	fi
+	[ -x "$KERNEL" ] ||
+		gate_die "no UML kernel at $KERNEL: install linux-uml-arm64 or set KERNEL"
+	export KERNEL
+}
+
+# gate_arch - the Debian architecture the kernel runs on
+gate_arch() {
+	case $(file -b "$KERNEL") in
+	*aarch64*) echo arm64 ;;
+	*x86-64*) echo amd64 ;;
+	*) gate_die "cannot tell the architecture of $KERNEL" ;;
+	esac
+}
+
+gate_image() {
+	if [ -z "${IMAGE:-}" ]; then
+		# top: the source tree, set by the sourcing gate
+		# shellcheck disable=SC2154
+		IMAGE=$("$top/images/build.sh" "$1" "$(gate_arch)" | tail -n 1)
+	fi
+	[ -f "$IMAGE" ] || gate_die "image $IMAGE does not exist"
+	export IMAGE
+}
