@@ -1,0 +1,420 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * init.c - PID 1 of the linux-uml-arm64 test images
+ *
+ * A boot gate that does as little as possible: mount the pseudo file
+ * systems, print one marker line with what the guest sees, optionally
+ * mount a host directory through hostfs and run one program, print its exit
+ * status, then power the machine off.
+ *
+ * Console protocol (one line each, written with a single write(2)):
+ *
+ *	UMARM_BOOT_OK uptime=<s> kernel=<release> machine=<m> pagesize=<bytes>
+ *	UMARM_RUN_DONE rc=<exit status, or 128 + signal number>
+ *	UMARM_INIT_ERROR <what failed>[: <strerror>]
+ *
+ * Kernel command line options (read from /proc/cmdline):
+ *
+ *	umarm.hostfs=DIR	mount host directory DIR on /host (UML hostfs)
+ *	umarm.run=PATH		run PATH with the console as stdio
+ *
+ * The kernel ignores dotted options it does not know (it takes them for
+ * module parameters), so they reach neither init's argv nor its environment.
+ *
+ * Run as "init --test [PATH]" by a process other than PID 1, it only prints
+ * the boot line and runs PATH, without mounting anything or powering off:
+ * that is how the build checks a foreign-architecture init under qemu-user.
+ *
+ * Builds with glibc and musl, statically, with no other dependency.
+ */
+
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mount.h>
+#include <sys/reboot.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define CONSOLE		"/dev/console"
+#define HOSTFS_DIR	"/host"
+#define CMDLINE_MAX	4096
+#define LINE_MAX_LEN	1024
+#define EXIT_EXEC_FAILED	127
+#define EXIT_SIGNAL_BASE	128
+
+static char *const run_env[] = {
+	"PATH=/bin:/sbin:/usr/bin:/usr/sbin",
+	"HOME=/",
+	"TERM=linux",
+	NULL,
+};
+
+/**
+ * say() - write one formatted line to standard output
+ * @fmt:	printf format, without the trailing newline
+ *
+ * The line goes out in a single write(2) so that it does not interleave with
+ * kernel messages on the console.
+ */
+static void __attribute__((format(printf, 1, 2))) say(const char *fmt, ...)
+{
+	char line[LINE_MAX_LEN];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(line, sizeof(line) - 1, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	if (n > (int)sizeof(line) - 2)
+		n = sizeof(line) - 2;
+	line[n++] = '\n';
+	while (write(STDOUT_FILENO, line, n) < 0 && errno == EINTR)
+		;
+}
+
+/**
+ * fail() - print a UMARM_INIT_ERROR line
+ * @what:	what failed, e.g. "mount /proc"
+ * @err:	errno value to append as text, or 0 for none
+ *
+ * Return: -@err, so that callers can "return fail(...)".
+ */
+static int fail(const char *what, int err)
+{
+	if (err)
+		say("UMARM_INIT_ERROR %s: %s", what, strerror(err));
+	else
+		say("UMARM_INIT_ERROR %s", what);
+	return -err;
+}
+
+/**
+ * is_mountpoint() - tell whether a directory is the root of a mount
+ * @path:	directory to test
+ *
+ * Compares the device of @path with that of its parent, which is enough for
+ * the top-level directories init mounts on.
+ *
+ * Return: 1 if it is, 0 if it is not or cannot be examined.
+ */
+static int is_mountpoint(const char *path)
+{
+	char parent[LINE_MAX_LEN];
+	struct stat st, pst;
+
+	if (snprintf(parent, sizeof(parent), "%s/..", path) >= (int)sizeof(parent))
+		return 0;
+	if (stat(path, &st) || stat(parent, &pst))
+		return 0;
+	return st.st_dev != pst.st_dev;
+}
+
+/**
+ * mount_fs() - create a mount point if needed and mount a file system on it
+ * @source:	mount source
+ * @target:	directory to mount on
+ * @type:	file system type
+ * @data:	mount options, or NULL
+ *
+ * A target that is already a mount point is left alone: with
+ * CONFIG_DEVTMPFS_MOUNT the kernel has mounted /dev before starting init.
+ *
+ * Return: 0 on success, negative errno on failure (already reported).
+ */
+static int mount_fs(const char *source, const char *target, const char *type,
+		    const char *data)
+{
+	char what[LINE_MAX_LEN];
+
+	if (mkdir(target, 0755) && errno != EEXIST) {
+		snprintf(what, sizeof(what), "mkdir %s", target);
+		return fail(what, errno);
+	}
+	if (is_mountpoint(target))
+		return 0;
+	if (mount(source, target, type, MS_NOSUID, data)) {
+		snprintf(what, sizeof(what), "mount %s (%s) on %s",
+			 source, type, target);
+		return fail(what, errno);
+	}
+	return 0;
+}
+
+/**
+ * console_setup() - make /dev/console standard input, output and error
+ *
+ * Return: 0 on success, negative errno if the console cannot be opened, in
+ * which case the descriptors the kernel gave init are kept.
+ */
+static int console_setup(void)
+{
+	int fd, i;
+
+	fd = open(CONSOLE, O_RDWR | O_NOCTTY);
+	if (fd < 0)
+		return fail("open " CONSOLE, errno);
+	for (i = STDIN_FILENO; i <= STDERR_FILENO; i++)
+		if (fd != i)
+			dup2(fd, i);
+	if (fd > STDERR_FILENO)
+		close(fd);
+	return 0;
+}
+
+/**
+ * read_small_file() - read a small text file into a NUL-terminated buffer
+ * @path:	file to read
+ * @buf:	buffer
+ * @size:	size of @buf, including room for the NUL
+ *
+ * A trailing newline is removed.
+ *
+ * Return: number of bytes kept, or negative errno.
+ */
+static int read_small_file(const char *path, char *buf, size_t size)
+{
+	size_t len = 0;
+	ssize_t n;
+	int fd;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	while (len < size - 1) {
+		n = read(fd, buf + len, size - 1 - len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		len += n;
+	}
+	close(fd);
+	while (len && buf[len - 1] == '\n')
+		len--;
+	buf[len] = '\0';
+	return len;
+}
+
+/**
+ * cmdline_get() - find the value of a key=value option on a command line
+ * @cmdline:	kernel command line, space separated
+ * @key:	option name without the '='
+ * @val:	buffer for the value
+ * @size:	size of @val
+ *
+ * Double quotes around a value (key="a b") are removed, as the kernel does.
+ * The last occurrence wins, as with kernel parameters.
+ *
+ * Return: 1 if found, 0 if not.
+ */
+static int cmdline_get(const char *cmdline, const char *key, char *val,
+		       size_t size)
+{
+	size_t klen = strlen(key);
+	const char *p = cmdline;
+	int found = 0;
+
+	while (*p) {
+		const char *end;
+		size_t len;
+
+		while (*p == ' ' || *p == '\t' || *p == '\n')
+			p++;
+		if (!strncmp(p, key, klen) && p[klen] == '=') {
+			p += klen + 1;
+			if (*p == '"') {
+				p++;
+				end = strchr(p, '"');
+				if (!end)
+					end = p + strlen(p);
+			} else {
+				end = p + strcspn(p, " \t\n");
+			}
+			len = end - p;
+			if (len >= size)
+				len = size - 1;
+			memcpy(val, p, len);
+			val[len] = '\0';
+			found = 1;
+			p = *end == '"' ? end + 1 : end;
+			continue;
+		}
+		/* Skip this word, honouring quotes. */
+		while (*p && *p != ' ' && *p != '\t' && *p != '\n') {
+			if (*p++ == '"') {
+				end = strchr(p, '"');
+				p = end ? end + 1 : p + strlen(p);
+			}
+		}
+	}
+	return found;
+}
+
+/**
+ * print_boot_ok() - print the UMARM_BOOT_OK line
+ */
+static void print_boot_ok(void)
+{
+	char uptime[64] = "?";
+	struct utsname u;
+	int n;
+
+	n = read_small_file("/proc/uptime", uptime, sizeof(uptime));
+	if (n < 0)
+		fail("read /proc/uptime", -n);
+	uptime[strcspn(uptime, " ")] = '\0';
+	if (uname(&u)) {
+		fail("uname", errno);
+		strcpy(u.release, "?");
+		strcpy(u.machine, "?");
+	}
+	say("UMARM_BOOT_OK uptime=%s kernel=%s machine=%s pagesize=%d",
+	    uptime, u.release, u.machine, getpagesize());
+}
+
+/**
+ * run_program() - run a program on the console and wait for it
+ * @path:	absolute path of the program
+ *
+ * The child gets a session of its own with the console as controlling
+ * terminal (when it can have it), so that an interactive shell gets job
+ * control. While waiting, init also reaps orphans re-parented to it.
+ *
+ * Return: exit status, 128 + signal number if it was killed, or
+ * EXIT_EXEC_FAILED if it could not be started.
+ */
+static int run_program(const char *path)
+{
+	char *const argv[] = { (char *)path, NULL };
+	char what[LINE_MAX_LEN];
+	int status;
+	pid_t pid, w;
+
+	pid = fork();
+	if (pid < 0) {
+		fail("fork", errno);
+		return EXIT_EXEC_FAILED;
+	}
+	if (pid == 0) {
+		if (setsid() >= 0)
+			ioctl(STDIN_FILENO, TIOCSCTTY, 0);
+		execve(path, argv, run_env);
+		snprintf(what, sizeof(what), "exec %s", path);
+		fail(what, errno);
+		_exit(EXIT_EXEC_FAILED);
+	}
+	for (;;) {
+		w = waitpid(-1, &status, 0);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0) {
+			fail("waitpid", errno);
+			return EXIT_EXEC_FAILED;
+		}
+		if (w == pid)
+			break;
+	}
+	if (WIFSIGNALED(status))
+		return EXIT_SIGNAL_BASE + WTERMSIG(status);
+	return WEXITSTATUS(status);
+}
+
+/**
+ * run_and_report() - run a program and print UMARM_RUN_DONE
+ * @path:	absolute path of the program
+ *
+ * Return: the program's status as run_program() gives it.
+ */
+static int run_and_report(const char *path)
+{
+	int rc = run_program(path);
+
+	say("UMARM_RUN_DONE rc=%d", rc);
+	return rc;
+}
+
+/**
+ * power_off() - flush file systems and power the machine off
+ *
+ * Falls back to halting if power-off returns; PID 1 must never return, as
+ * the kernel would panic.
+ */
+static void __attribute__((noreturn)) power_off(void)
+{
+	sync();
+	reboot(RB_POWER_OFF);
+	fail("reboot(RB_POWER_OFF)", errno);
+	reboot(RB_HALT_SYSTEM);
+	fail("reboot(RB_HALT_SYSTEM)", errno);
+	for (;;)
+		pause();
+}
+
+/**
+ * test_mode() - boot line and program run without touching the system
+ * @argc:	argument count of main()
+ * @argv:	"init --test [PATH]"
+ *
+ * Return: exit status for main().
+ */
+static int test_mode(int argc, char **argv)
+{
+	print_boot_ok();
+	if (argc > 2)
+		return run_and_report(argv[2]) ? EXIT_FAILURE : EXIT_SUCCESS;
+	return EXIT_SUCCESS;
+}
+
+int main(int argc, char **argv)
+{
+	char cmdline[CMDLINE_MAX], val[CMDLINE_MAX], what[CMDLINE_MAX + 64];
+	int n;
+
+	if (getpid() != 1) {
+		if (argc > 1 && !strcmp(argv[1], "--test"))
+			return test_mode(argc, argv);
+		fail("not PID 1 (use --test [PATH] to try it out)", 0);
+		return EXIT_FAILURE;
+	}
+
+	umask(022);
+	if (chdir("/"))
+		fail("chdir /", errno);
+	mount_fs("proc", "/proc", "proc", NULL);
+	mount_fs("sysfs", "/sys", "sysfs", NULL);
+	mount_fs("devtmpfs", "/dev", "devtmpfs", "mode=0755");
+	console_setup();
+	mount_fs("tmpfs", "/tmp", "tmpfs", "mode=1777");
+	mount_fs("tmpfs", "/run", "tmpfs", "mode=0755");
+
+	print_boot_ok();
+
+	n = read_small_file("/proc/cmdline", cmdline, sizeof(cmdline));
+	if (n < 0) {
+		fail("read /proc/cmdline", -n);
+		cmdline[0] = '\0';
+	}
+	if (cmdline_get(cmdline, "umarm.hostfs", val, sizeof(val))) {
+		if (mkdir(HOSTFS_DIR, 0755) && errno != EEXIST)
+			fail("mkdir " HOSTFS_DIR, errno);
+		if (mount("none", HOSTFS_DIR, "hostfs", 0, val)) {
+			snprintf(what, sizeof(what), "mount hostfs %s on %s",
+				 val, HOSTFS_DIR);
+			fail(what, errno);
+		}
+	}
+	if (cmdline_get(cmdline, "umarm.run", val, sizeof(val)))
+		run_and_report(val);
+
+	power_off();
+}
