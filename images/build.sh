@@ -116,6 +116,7 @@ main() {
 
 	start=$(date +%s)
 	work=$(mktemp -d "$IMG_DIR/.work-$name.XXXXXX")
+	# shellcheck disable=SC2154 # rc is set inside the trap
 	trap 'rc=$?; rm -rf "$work"; [ $rc = 0 ] || log "$name: FAILED"' EXIT
 	trap 'exit 1' INT TERM HUP
 	log "building $name ($(recipe_describe))"

@@ -43,6 +43,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#define __printf(a, b)	__attribute__((format(printf, a, b)))
+#define __noreturn	__attribute__((noreturn))
+
 #define CONSOLE		"/dev/console"
 #define HOSTFS_DIR	"/host"
 #define CMDLINE_MAX	4096
@@ -64,7 +67,7 @@ static char *const run_env[] = {
  * The line goes out in a single write(2) so that it does not interleave with
  * kernel messages on the console.
  */
-static void __attribute__((format(printf, 1, 2))) say(const char *fmt, ...)
+static void __printf(1, 2) say(const char *fmt, ...)
 {
 	char line[LINE_MAX_LEN];
 	va_list ap;
@@ -275,8 +278,8 @@ static void print_boot_ok(void)
 	uptime[strcspn(uptime, " ")] = '\0';
 	if (uname(&u)) {
 		fail("uname", errno);
-		strcpy(u.release, "?");
-		strcpy(u.machine, "?");
+		snprintf(u.release, sizeof(u.release), "?");
+		snprintf(u.machine, sizeof(u.machine), "?");
 	}
 	say("UMARM_BOOT_OK uptime=%s kernel=%s machine=%s pagesize=%d",
 	    uptime, u.release, u.machine, getpagesize());
@@ -349,7 +352,7 @@ static int run_and_report(const char *path)
  * Falls back to halting if power-off returns; PID 1 must never return, as
  * the kernel would panic.
  */
-static void __attribute__((noreturn)) power_off(void)
+static void __noreturn power_off(void)
 {
 	sync();
 	reboot(RB_POWER_OFF);

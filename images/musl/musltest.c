@@ -22,11 +22,14 @@
 #include <string.h>
 #include <unistd.h>
 
+#define __printf(a, b)	__attribute__((format(printf, a, b)))
+
 #define NR_THREADS	4
 #define TLS_INIT	0x5eed
 #define SIGNALS_EACH	3
 
 static __thread long tls_value = TLS_INIT;
+/* volatile sig_atomic_t is what C lets a signal handler write. */
 static __thread volatile sig_atomic_t tls_signals;
 static volatile sig_atomic_t handler_tls_bad;
 static int failures;
@@ -44,7 +47,7 @@ struct worker {
  * fail() - report one failed check
  * @fmt:	printf format describing the check, without newline
  */
-static void __attribute__((format(printf, 1, 2))) fail(const char *fmt, ...)
+static void __printf(1, 2) fail(const char *fmt, ...)
 {
 	va_list ap;
 
@@ -113,10 +116,10 @@ int main(void)
 		fail("sigaction");
 
 	if (tls_value != TLS_INIT)
-		fail("main thread TLS initial value");
+		fail("initial thread: TLS initial value");
 	raise(SIGUSR1);
 	if (tls_signals != 1)
-		fail("signal in main thread");
+		fail("initial thread: signal not handled");
 
 	for (i = 0; i < NR_THREADS; i++) {
 		w[i].id = i + 1;
@@ -142,12 +145,12 @@ int main(void)
 			fail("thread %d: %d signals, not %d", i + 1,
 			     w[i].signals, SIGNALS_EACH);
 		if (w[i].tls_addr == (void *)&tls_value)
-			fail("thread %d: shares main's TLS", i + 1);
+			fail("thread %d: shares the initial thread's TLS", i + 1);
 	}
 	if (handler_tls_bad)
 		fail("signal handler saw a bad TLS value");
 	if (tls_value != TLS_INIT || tls_signals != 1)
-		fail("main thread TLS changed by other threads");
+		fail("initial thread: TLS changed by other threads");
 
 	if (failures)
 		return 1;
