@@ -1,0 +1,62 @@
+# shellcheck shell=sh
+# mmdebstrap.sh - the Debian rootfs tarball the debian images start from
+#
+# Sourced by recipe.sh.  Changing this file or ./packages makes a new
+# tarball (minutes); the overlay and customize.sh only make a new image
+# from the cached tarball (seconds).
+
+# rootfs_key SUITE ARCH - the tarball's cache key
+rootfs_key() {
+	{
+		echo "debian rootfs $1 $2 $MIRROR"
+		hash_files "$IMAGES_DIR/debian/mmdebstrap.sh" \
+			"$IMAGES_DIR/debian/packages"
+	} | sha256sum | cut -c1-16
+}
+
+# rootfs_mode - mmdebstrap's mode: unshare (no root needed) when user
+# namespaces work here, root mode as root otherwise
+rootfs_mode() {
+	if unshare --user --map-root-user true 2>/dev/null; then
+		echo unshare
+	elif [ "$(id -u)" = 0 ]; then
+		echo root
+	else
+		die "mmdebstrap needs user namespaces (unshare mode) or root"
+	fi
+}
+
+# rootfs_tarball SUITE ARCH - print the path of the rootfs tarball for
+# SUITE and ARCH, running mmdebstrap first if it is missing or stale
+rootfs_tarball() {
+	_suite=$1 _arch=$2
+	_key=$(rootfs_key "$_suite" "$_arch")
+	_tar=$CACHE_DIR/rootfs/debian-$_suite-$_arch.tar.zst
+	if [ -f "$_tar" ] && [ "$(cat "$_tar.key" 2>/dev/null)" = "$_key" ]; then
+		echo "$_tar"
+		return
+	fi
+	mkdir -p "$CACHE_DIR/rootfs"
+	_incl=$(grep -v '^#' "$IMAGES_DIR/debian/packages" | paste -sd, -)
+	_mode=$(rootfs_mode)
+	_t0=$(date +%s)
+	log "mmdebstrap $_suite $_arch ($_mode mode; several minutes for arm64)"
+	# Docs, man pages and locales are left out, and the dpkg options stay
+	# in the image (/etc/dpkg/dpkg.cfg.d/99mmdebstrap) for later installs.
+	mmdebstrap --mode="$_mode" --variant=minbase --arch="$_arch" \
+		--include="$_incl" \
+		--aptopt="$APT_VALID_UNTIL" \
+		--hook-dir=/usr/share/mmdebstrap/hooks/eatmydata \
+		--dpkgopt='path-exclude=/usr/share/man/*' \
+		--dpkgopt='path-exclude=/usr/share/locale/*' \
+		--dpkgopt='path-include=/usr/share/locale/locale.alias' \
+		--dpkgopt='path-exclude=/usr/share/doc/*' \
+		--dpkgopt='path-include=/usr/share/doc/*/copyright' \
+		--dpkgopt='path-exclude=/usr/share/info/*' \
+		"$_suite" "$_tar.tmp.tar.zst" "$MIRROR" >&2 ||
+		{ rm -f "$_tar.tmp.tar.zst"; die "mmdebstrap $_suite $_arch failed"; }
+	mv "$_tar.tmp.tar.zst" "$_tar"
+	echo "$_key" >"$_tar.key"
+	log "rootfs tarball $(du -h "$_tar" | cut -f1) in $(elapsed "$_t0") s"
+	echo "$_tar"
+}
