@@ -1,0 +1,464 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* umarmctl - manage User-Mode Linux instances
+ *
+ * conf.c - instance configuration, see umarm.conf(5)
+ *
+ * The format is deliberately small: one "key = value" per line, '#' or ';'
+ * starts a comment line, blank lines are ignored, keys are case-sensitive,
+ * a value runs to the end of the line with surrounding blanks removed.
+ * Unknown keys and repeated single-valued keys are errors (with the line
+ * number), because a typo that silently changes nothing is worse than a
+ * refusal to start.  This parser reads untrusted input in the sense that a
+ * user may hand-edit or truncate the file: it is fuzzed (fuzz/).
+ */
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "conf.h"
+
+#define DEFAULT_MEMORY		(256ULL << 20)
+#define DEFAULT_READY_TIMEOUT	120
+#define DEFAULT_STOP_TIMEOUT	30
+#define MAX_CPUS		64
+#define MAX_TIMEOUT		86400
+/* 16 MiB is about the smallest a kernel with a userspace boots in */
+#define MIN_MEMORY		(16ULL << 20)
+/* UML's physmem is a host file mapping; be generous but bounded */
+#define MAX_MEMORY		(1ULL << 40)
+
+/**
+ * conf_defaults() - fill in the defaults documented in umarm.conf(5)
+ * @c:		configuration to initialise
+ */
+void conf_defaults(struct conf *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->memory = DEFAULT_MEMORY;
+	c->cpus = 1;
+	c->net = NET_NONE;
+	c->net_backend = NETB_AUTO;
+	c->ready_timeout = DEFAULT_READY_TIMEOUT;
+	c->stop_timeout = DEFAULT_STOP_TIMEOUT;
+	c->exec_console = 1;
+}
+
+/**
+ * seterr() - record a parse error
+ * @e:		error to fill, may be NULL
+ * @line:	line number
+ * @fmt:	printf() format
+ *
+ * Return: -EINVAL, for "return seterr(...)"
+ */
+static int seterr(struct conf_error *e, int line, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!e)
+		return -EINVAL;
+	e->line = line;
+	va_start(ap, fmt);
+	vsnprintf(e->msg, sizeof(e->msg), fmt, ap);
+	va_end(ap);
+	return -EINVAL;
+}
+
+/**
+ * copy_value() - copy a value into a fixed buffer, refusing truncation
+ * @dst:	destination
+ * @size:	size of @dst
+ * @v:		value
+ *
+ * Return: 0 on success, -ENAMETOOLONG if it doesn't fit
+ */
+static int copy_value(char *dst, size_t size, const char *v)
+{
+	size_t n = strlen(v);
+
+	if (n >= size)
+		return -ENAMETOOLONG;
+	memcpy(dst, v, n + 1);
+	return 0;
+}
+
+/**
+ * conf_port_parse() - parse a port forward: [tcp:|udp:][ADDR:]HOST:GUEST
+ * @s:		string, e.g. "8080:80", "udp:5353:53", "127.0.0.1:2222:22"
+ * @p:		parsed forward
+ *
+ * Return: 0 on success, -EINVAL on syntax error
+ */
+int conf_port_parse(const char *s, struct conf_port *p)
+{
+	char buf[128], *host, *guest, *last;
+	unsigned long v;
+
+	memset(p, 0, sizeof(*p));
+	if (!strncmp(s, "tcp:", 4)) {
+		s += 4;
+	} else if (!strncmp(s, "udp:", 4)) {
+		p->udp = 1;
+		s += 4;
+	}
+	if (copy_value(buf, sizeof(buf), s))
+		return -EINVAL;
+	last = strrchr(buf, ':');
+	if (!last)
+		return -EINVAL;
+	*last = 0;
+	guest = last + 1;
+	host = strrchr(buf, ':');
+	if (host) {
+		*host++ = 0;
+		if (!*buf || copy_value(p->addr, sizeof(p->addr), buf))
+			return -EINVAL;
+		if (strspn(p->addr, "0123456789abcdefABCDEF.:[]") !=
+		    strlen(p->addr))
+			return -EINVAL;
+	} else {
+		host = buf;
+	}
+	if (parse_uint(host, 65535, &v) || !v)
+		return -EINVAL;
+	p->host = v;
+	if (parse_uint(guest, 65535, &v) || !v)
+		return -EINVAL;
+	p->guest = v;
+	return 0;
+}
+
+/**
+ * conf_disk_parse() - parse a disk: FILE[,BACKING]
+ * @s:		string, e.g. "root.cow,/usr/share/umarm/images/minimal.img"
+ * @d:		parsed disk
+ *
+ * Return: 0 on success, -EINVAL on syntax error
+ */
+int conf_disk_parse(const char *s, struct conf_disk *d)
+{
+	const char *comma = strchr(s, ',');
+
+	memset(d, 0, sizeof(*d));
+	if (!comma) {
+		if (!*s || copy_value(d->file, sizeof(d->file), s))
+			return -EINVAL;
+	} else {
+		size_t n = comma - s;
+
+		if (!n || n >= sizeof(d->file) || !comma[1] ||
+		    strchr(comma + 1, ',') ||
+		    copy_value(d->base, sizeof(d->base), comma + 1))
+			return -EINVAL;
+		memcpy(d->file, s, n);
+		d->file[n] = 0;
+	}
+	d->set = 1;
+	return 0;
+}
+
+/* Bits for single-valued keys seen so far, to refuse duplicates */
+enum {
+	SEEN_IMAGE	= 1 << 0,
+	SEEN_FLAVOUR	= 1 << 1,
+	SEEN_MEMORY	= 1 << 2,
+	SEEN_CPUS	= 1 << 3,
+	SEEN_KERNEL	= 1 << 4,
+	SEEN_NET	= 1 << 5,
+	SEEN_NETB	= 1 << 6,
+	SEEN_RTIMEOUT	= 1 << 7,
+	SEEN_STIMEOUT	= 1 << 8,
+	SEEN_CMDLINE	= 1 << 9,
+	SEEN_EXEC	= 1 << 10,
+};
+
+/**
+ * conf_set() - apply one key = value
+ * @c:		configuration
+ * @key:	key
+ * @v:		value, blanks trimmed
+ * @seen:	bitmap of single-valued keys already set
+ * @line:	line number, for errors
+ * @e:		error details
+ *
+ * Return: 0 on success, -EINVAL with @e filled on error
+ */
+static int conf_set(struct conf *c, const char *key, const char *v,
+		    unsigned int *seen, int line, struct conf_error *e)
+{
+	unsigned long n;
+	unsigned int bit = 0;
+
+#define ONCE(b) do {							\
+		if (*seen & (b))					\
+			return seterr(e, line, "'%s' set twice", key);	\
+		bit = (b);						\
+	} while (0)
+
+	if (!strcmp(key, "image")) {
+		ONCE(SEEN_IMAGE);
+		if (copy_value(c->image, sizeof(c->image), v))
+			return seterr(e, line, "image: value too long");
+	} else if (!strcmp(key, "flavour") || !strcmp(key, "flavor")) {
+		ONCE(SEEN_FLAVOUR);
+		if (strcmp(v, "4k") && strcmp(v, "16k"))
+			return seterr(e, line,
+				      "flavour: '%s' is not 4k or 16k", v);
+		strcpy(c->flavour, v);
+	} else if (!strcmp(key, "memory")) {
+		uint64_t m;
+
+		ONCE(SEEN_MEMORY);
+		if (parse_size(v, &m) || m < MIN_MEMORY || m > MAX_MEMORY)
+			return seterr(e, line,
+				      "memory: '%s' is not a size between 16M and 1T (e.g. 512M)",
+				      v);
+		c->memory = m;
+	} else if (!strcmp(key, "cpus")) {
+		ONCE(SEEN_CPUS);
+		if (parse_uint(v, MAX_CPUS, &n) || !n)
+			return seterr(e, line,
+				      "cpus: '%s' is not a number from 1 to %d",
+				      v, MAX_CPUS);
+		c->cpus = n;
+	} else if (!strcmp(key, "kernel")) {
+		ONCE(SEEN_KERNEL);
+		if (copy_value(c->kernel, sizeof(c->kernel), v))
+			return seterr(e, line, "kernel: path too long");
+	} else if (!strncmp(key, "disk", 4) && key[4]) {
+		if (parse_uint(key + 4, CONF_MAX_DISKS - 1, &n) ||
+		    (key[4] == '0' && key[5]))
+			return seterr(e, line,
+				      "'%s': disks are disk0 to disk%d", key,
+				      CONF_MAX_DISKS - 1);
+		if (c->disk[n].set)
+			return seterr(e, line, "'%s' set twice", key);
+		if (conf_disk_parse(v, &c->disk[n]))
+			return seterr(e, line,
+				      "%s: '%s' is not FILE or FILE,BACKING", key,
+				      v);
+	} else if (!strcmp(key, "network")) {
+		ONCE(SEEN_NET);
+		if (!strcmp(v, "none"))
+			c->net = NET_NONE;
+		else if (!strcmp(v, "passt"))
+			c->net = NET_PASST;
+		else
+			return seterr(e, line,
+				      "network: '%s' is not none or passt", v);
+	} else if (!strcmp(key, "network-backend")) {
+		ONCE(SEEN_NETB);
+		if (!strcmp(v, "auto"))
+			c->net_backend = NETB_AUTO;
+		else if (!strcmp(v, "vhost-user"))
+			c->net_backend = NETB_VHOST_USER;
+		else if (!strcmp(v, "relay"))
+			c->net_backend = NETB_RELAY;
+		else
+			return seterr(e, line,
+				      "network-backend: '%s' is not auto, vhost-user or relay",
+				      v);
+	} else if (!strcmp(key, "port")) {
+		if (c->nports >= CONF_MAX_PORTS)
+			return seterr(e, line, "port: more than %d forwards",
+				      CONF_MAX_PORTS);
+		if (conf_port_parse(v, &c->port[c->nports]))
+			return seterr(e, line,
+				      "port: '%s' is not [tcp:|udp:][ADDR:]HOST:GUEST",
+				      v);
+		c->nports++;
+	} else if (!strcmp(key, "ready")) {
+		if (c->nready >= CONF_MAX_READY)
+			return seterr(e, line, "ready: more than %d markers",
+				      CONF_MAX_READY);
+		if (!*v || copy_value(c->ready[c->nready],
+				      sizeof(c->ready[0]), v))
+			return seterr(e, line,
+				      "ready: marker empty or longer than 127");
+		c->nready++;
+	} else if (!strcmp(key, "ready-timeout") ||
+		   !strcmp(key, "stop-timeout")) {
+		int r = key[0] == 'r';
+
+		ONCE(r ? SEEN_RTIMEOUT : SEEN_STIMEOUT);
+		if (parse_uint(v, MAX_TIMEOUT, &n) || !n)
+			return seterr(e, line,
+				      "%s: '%s' is not a number of seconds (1 to %d)",
+				      key, v, MAX_TIMEOUT);
+		if (r)
+			c->ready_timeout = n;
+		else
+			c->stop_timeout = n;
+	} else if (!strcmp(key, "cmdline")) {
+		ONCE(SEEN_CMDLINE);
+		if (copy_value(c->cmdline, sizeof(c->cmdline), v))
+			return seterr(e, line, "cmdline: too long");
+	} else if (!strcmp(key, "usb")) {
+		if (c->nusb >= CONF_MAX_USB)
+			return seterr(e, line, "usb: more than %d devices",
+				      CONF_MAX_USB);
+		if (!*v || strspn(v, "0123456789-.:") != strlen(v) ||
+		    copy_value(c->usb[c->nusb], sizeof(c->usb[0]), v))
+			return seterr(e, line,
+				      "usb: '%s' is not a bus id like 1-2.1", v);
+		c->nusb++;
+	} else if (!strcmp(key, "exec")) {
+		ONCE(SEEN_EXEC);
+		if (!strcmp(v, "console"))
+			c->exec_console = 1;
+		else if (!strcmp(v, "none"))
+			c->exec_console = 0;
+		else
+			return seterr(e, line,
+				      "exec: '%s' is not console or none", v);
+	} else {
+		return seterr(e, line, "unknown key '%s'", key);
+	}
+#undef ONCE
+	*seen |= bit;
+	return 0;
+}
+
+/**
+ * conf_parse() - parse a configuration text over the current values
+ * @c:		configuration, normally from conf_defaults()
+ * @text:	file contents, need not be NUL-terminated
+ * @len:	length of @text
+ * @e:		error details, may be NULL
+ *
+ * Return: 0 on success, -EINVAL with @e filled on error
+ */
+int conf_parse(struct conf *c, const char *text, size_t len,
+	       struct conf_error *e)
+{
+	unsigned int seen = 0;
+	size_t pos = 0;
+	int line = 0, rc;
+
+	if (len > CONF_MAX_SIZE)
+		return seterr(e, 0, "file larger than %d bytes", CONF_MAX_SIZE);
+	if (memchr(text, 0, len))
+		return seterr(e, 0, "file contains NUL bytes (binary or corrupt)");
+
+	while (pos < len) {
+		char buf[CONF_LINE_MAX], *key, *v, *eq, *end;
+		const char *nl = memchr(text + pos, '\n', len - pos);
+		size_t n = nl ? (size_t)(nl - text - pos) : len - pos;
+
+		line++;
+		if (n >= sizeof(buf))
+			return seterr(e, line, "line longer than %d bytes",
+				      CONF_LINE_MAX - 1);
+		memcpy(buf, text + pos, n);
+		buf[n] = 0;
+		pos += n + 1;
+
+		for (key = buf; *key == ' ' || *key == '\t'; key++)
+			;
+		end = key + strlen(key);
+		while (end > key && (end[-1] == ' ' || end[-1] == '\t' ||
+				     end[-1] == '\r'))
+			*--end = 0;
+		if (!*key || *key == '#' || *key == ';')
+			continue;
+
+		eq = strchr(key, '=');
+		if (!eq)
+			return seterr(e, line, "expected 'key = value'");
+		v = eq + 1;
+		while (eq > key && (eq[-1] == ' ' || eq[-1] == '\t'))
+			eq--;
+		*eq = 0;
+		while (*v == ' ' || *v == '\t')
+			v++;
+		if (!*key)
+			return seterr(e, line, "missing key before '='");
+		if (strspn(key, "abcdefghijklmnopqrstuvwxyz0123456789-") !=
+		    strlen(key))
+			return seterr(e, line, "invalid key '%.64s'", key);
+		rc = conf_set(c, key, v, &seen, line, e);
+		if (rc)
+			return rc;
+	}
+	if (!c->disk[0].set)
+		return seterr(e, 0, "no root disk: 'disk0 = FILE' is missing");
+	return 0;
+}
+
+/**
+ * conf_net_name() - name of the network setting, as written in the file
+ * @c:		configuration
+ *
+ * Return: "none" or "passt"
+ */
+const char *conf_net_name(const struct conf *c)
+{
+	return c->net == NET_PASST ? "passt" : "none";
+}
+
+/**
+ * conf_format() - write a configuration back in the file format
+ * @c:		configuration
+ * @buf:	output
+ * @len:	size of @buf
+ *
+ * Return: length written, -ENOSPC if @buf is too small
+ */
+int conf_format(const struct conf *c, char *buf, size_t len)
+{
+	static const char *netb[] = { "auto", "vhost-user", "relay" };
+	char size[32];
+	size_t o = 0;
+	int i;
+
+#define OUT(...) do {							\
+		int _n = snprintf(buf + o, len - o, __VA_ARGS__);	\
+		if (_n < 0 || (size_t)_n >= len - o)			\
+			return -ENOSPC;					\
+		o += _n;						\
+	} while (0)
+
+	OUT("# umarm instance configuration, see umarm.conf(5)\n");
+	if (*c->image)
+		OUT("image = %s\n", c->image);
+	if (*c->flavour)
+		OUT("flavour = %s\n", c->flavour);
+	format_size(c->memory, size, sizeof(size));
+	OUT("memory = %s\n", size);
+	OUT("cpus = %u\n", c->cpus);
+	if (*c->kernel)
+		OUT("kernel = %s\n", c->kernel);
+	for (i = 0; i < CONF_MAX_DISKS; i++) {
+		if (!c->disk[i].set)
+			continue;
+		if (*c->disk[i].base)
+			OUT("disk%d = %s,%s\n", i, c->disk[i].file,
+			    c->disk[i].base);
+		else
+			OUT("disk%d = %s\n", i, c->disk[i].file);
+	}
+	OUT("network = %s\n", conf_net_name(c));
+	if (c->net_backend != NETB_AUTO)
+		OUT("network-backend = %s\n", netb[c->net_backend]);
+	for (i = 0; i < c->nports; i++) {
+		const struct conf_port *p = &c->port[i];
+
+		OUT("port = %s%s%s%u:%u\n", p->udp ? "udp:" : "", p->addr,
+		    *p->addr ? ":" : "", p->host, p->guest);
+	}
+	for (i = 0; i < c->nready; i++)
+		OUT("ready = %s\n", c->ready[i]);
+	OUT("ready-timeout = %u\n", c->ready_timeout);
+	OUT("stop-timeout = %u\n", c->stop_timeout);
+	if (*c->cmdline)
+		OUT("cmdline = %s\n", c->cmdline);
+	for (i = 0; i < c->nusb; i++)
+		OUT("usb = %s\n", c->usb[i]);
+	if (!c->exec_console)
+		OUT("exec = none\n");
+#undef OUT
+	return o;
+}

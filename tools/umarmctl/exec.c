@@ -1,0 +1,335 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* umarmctl - manage User-Mode Linux instances
+ *
+ * exec.c - run a command in a running guest: exec and shell
+ *
+ * The guest runs no agent.  What every umarm image has is (1) the hostfs
+ * exchange directory STATEDIR/NAME/exchange mounted on /host (the image's
+ * init honours umarm.hostfs=DIR) and (2) a root shell on the console.  So
+ * a command runs as a job:
+ *
+ *   1. the client writes /host/jobs/ID/{cmd,in,run}: the quoted command,
+ *      its standard input, and a wrapper;
+ *   2. it asks the supervisor to type "(sh /host/jobs/ID/run ... &)" on
+ *      the console, after ^U to clear any half-typed line;
+ *   3. the wrapper touches "started", runs the command with stdin, stdout
+ *      and stderr redirected to files of the job directory, and records
+ *      $? in "rc" with a write-then-rename, so "rc" appears complete;
+ *   4. the client copies out/err to its stdout/stderr as they grow and
+ *      exits with the number in "rc".
+ *
+ * Output and exit status are therefore exact (byte for byte, stdout and
+ * stderr kept apart, no terminal in between), several execs can run at
+ * once, and nothing is left in the guest.  If no shell picks up the line
+ * within the start timeout, the error says so.
+ */
+
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+
+#include "cmd.h"
+#include "lock.h"
+#include "log.h"
+#include "state.h"
+#include "supervise.h"
+#include "util.h"
+
+#define GUEST_EXCHANGE	"/host"
+#define START_TIMEOUT_MS 15000
+#define POLL_MIN_MS	5
+#define POLL_MAX_MS	100
+
+static volatile sig_atomic_t interrupted;
+
+/**
+ * on_signal() - remember that the user interrupted us
+ * @sig:	signal number
+ */
+static void on_signal(int sig)
+{
+	interrupted = sig;
+}
+
+/**
+ * copy_stdin() - save our standard input into the job's "in" file
+ * @path:	file
+ * @pass:	copy stdin (otherwise create the file empty)
+ *
+ * Return: 0 on success, negative errno on failure
+ */
+static int copy_stdin(const char *path, int pass)
+{
+	char buf[65536];
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	int rc = 0;
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	while (pass && (n = read(0, buf, sizeof(buf))) != 0) {
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 || write_all(fd, buf, n)) {
+			rc = -EIO;
+			break;
+		}
+	}
+	if (close(fd) && !rc)
+		rc = -errno;
+	return rc;
+}
+
+/**
+ * pump() - copy what was appended to a file since last time
+ * @path:	file written by the guest
+ * @off:	offset copied so far, updated
+ * @out:	our descriptor
+ */
+static void pump(const char *path, off_t *off, int out)
+{
+	char buf[65536];
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return;
+	while ((n = pread(fd, buf, sizeof(buf), *off)) > 0) {
+		write_all(out, buf, n);
+		*off += n;
+	}
+	close(fd);
+}
+
+/**
+ * write_job() - write the job files
+ * @dir:	job directory on the host
+ * @gdir:	the same directory as the guest sees it
+ * @cmd:	command and arguments
+ * @ncmd:	number of them
+ *
+ * Return: 0 on success, negative errno on failure
+ */
+static int write_job(const char *dir, const char *gdir, char **cmd, int ncmd)
+{
+	char path[PATH_LEN], *buf;
+	size_t size = 256, o;
+	int i, rc;
+
+	for (i = 0; i < ncmd; i++)
+		size += 4 * strlen(cmd[i]) + 3;
+	buf = malloc(size);
+	if (!buf)
+		return -ENOMEM;
+	o = snprintf(buf, size, "exec");
+	for (i = 0; i < ncmd; i++) {
+		buf[o++] = ' ';
+		if (sh_quote(cmd[i], buf + o, size - o)) {
+			free(buf);
+			return -E2BIG;
+		}
+		o += strlen(buf + o);
+	}
+	buf[o++] = '\n';
+	pathf(path, "%s/cmd", dir);
+	rc = write_file_atomic(path, buf, o, 0600);
+	free(buf);
+	if (rc)
+		return rc;
+
+	buf = xasprintf("J=%s\n"
+			": > \"$J/started\"\n"
+			"cd / 2>/dev/null\n"
+			"sh \"$J/cmd\" < \"$J/in\" > \"$J/out\" 2> \"$J/err\"\n"
+			"echo $? > \"$J/rc.tmp\" && mv \"$J/rc.tmp\" \"$J/rc\"\n",
+			gdir);
+	pathf(path, "%s/run", dir);
+	rc = write_file_atomic(path, buf, strlen(buf), 0600);
+	free(buf);
+	return rc;
+}
+
+/**
+ * exec_in_guest() - run a command in a running instance
+ * @in:		instance
+ * @cmd:	command and arguments
+ * @ncmd:	number of them
+ * @pass_stdin:	send our stdin to the command
+ * @timeout_s:	give up after this many seconds, 0 for never
+ *
+ * Return: the command's exit status (0..255), or EX_EXEC if umarmctl
+ *	   failed (message printed)
+ */
+int exec_in_guest(const struct inst *in, char **cmd, int ncmd,
+		  int pass_stdin, int timeout_s)
+{
+	char dir[PATH_LEN], gdir[PATH_LEN], path[PATH_LEN], line[PATH_LEN + 64];
+	char reply[600], sp[PATH_LEN], *rcs = NULL, id[64];
+	off_t ooff = 0, eoff = 0;
+	uint64_t t0 = boot_ms(), started = 0;
+	unsigned int wait = POLL_MIN_MS;
+	struct sigaction sa = { .sa_handler = on_signal };
+	struct state st;
+	int rc = EX_EXEC, r;
+	static unsigned int seq;
+
+	inst_path(in, sp, 1, STATE_FILE);
+	if (!inst_running(in) || state_read(sp, &st)) {
+		err("%s: not running; 'umarmctl start %s' first", in->name,
+		    in->name);
+		return EX_EXEC;
+	}
+	if (strcmp(st.status, "running")) {
+		err("%s: is %s, not running: exec needs a booted guest",
+		    in->name, st.status);
+		return EX_EXEC;
+	}
+
+	snprintf(id, sizeof(id), "%d-%llx-%u", (int)getpid(),
+		 (unsigned long long)now_ms(), seq++);
+	if (pathf(dir, "%s/%s/jobs/%s", in->state, EXCHANGE_DIR, id) ||
+	    pathf(gdir, "%s/jobs/%s", GUEST_EXCHANGE, id))
+		return EX_EXEC;
+	r = mkdir_p(dir, 0700);
+	if (!r) {
+		pathf(path, "%s/in", dir);
+		r = copy_stdin(path, pass_stdin);
+	}
+	if (!r)
+		r = write_job(dir, gdir, cmd, ncmd);
+	if (r) {
+		err("%s: cannot write the job in %s: %s", in->name, dir,
+		    strerror(-r));
+		goto out;
+	}
+
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+
+	snprintf(line, sizeof(line), "type (sh %s/run >/dev/null 2>&1 &)",
+		 gdir);
+	r = ctl_request(in, line, reply, sizeof(reply));
+	if (r) {
+		err("%s: cannot reach the supervisor: %s", in->name,
+		    r == -EIO ? reply : strerror(-r));
+		goto out;
+	}
+
+	for (;;) {
+		pathf(path, "%s/out", dir);
+		pump(path, &ooff, 1);
+		pathf(path, "%s/err", dir);
+		pump(path, &eoff, 2);
+		pathf(path, "%s/rc", dir);
+		if (read_file(path, &rcs, 64) > 0)
+			break;
+		if (interrupted) {
+			err("%s: interrupted; the command may still run in the guest",
+			    in->name);
+			rc = 128 + interrupted;
+			goto out;
+		}
+		if (!started) {
+			pathf(path, "%s/started", dir);
+			if (!access(path, F_OK)) {
+				started = boot_ms();
+			} else if (boot_ms() - t0 > START_TIMEOUT_MS) {
+				err("%s: no shell on the guest console picked up the command within %ds; exec needs a root shell on the console and %s mounted (see umarmctl(1), EXEC)",
+				    in->name, START_TIMEOUT_MS / 1000,
+				    GUEST_EXCHANGE);
+				goto out;
+			}
+		}
+		if (timeout_s && boot_ms() - t0 > timeout_s * 1000ULL) {
+			err("%s: command still running after %ds (--timeout); it keeps running in the guest",
+			    in->name, timeout_s);
+			rc = EX_TIMEOUT;
+			goto out;
+		}
+		if (!inst_running(in)) {
+			err("%s: stopped while the command ran", in->name);
+			goto out;
+		}
+		sleep_ms(wait);
+		if (wait < POLL_MAX_MS && started &&
+		    boot_ms() - started > 200)
+			wait *= 2;
+	}
+	/* the guest closed out and err before writing rc */
+	pathf(path, "%s/out", dir);
+	pump(path, &ooff, 1);
+	pathf(path, "%s/err", dir);
+	pump(path, &eoff, 2);
+	rc = atoi(rcs);
+	if (rc < 0 || rc > 255)
+		rc = EX_EXEC;
+out:
+	free(rcs);
+	rm_rf(dir);
+	return rc;
+}
+
+/**
+ * cmd_exec() - umarmctl exec NAME [--timeout SEC] [--] CMD [ARG...]
+ * @x:		global options
+ * @argc:	arguments after the verb
+ * @argv:	arguments
+ *
+ * Return: the guest command's exit status, or EX_EXEC (255)
+ */
+int cmd_exec(struct ctx *x, int argc, char **argv)
+{
+	unsigned long timeout = 0;
+	struct inst in;
+	int i = 1, rc;
+
+	if (argc < 1)
+		goto usage;
+	while (i < argc && argv[i][0] == '-' && strcmp(argv[i], "--")) {
+		if ((!strcmp(argv[i], "--timeout") || !strcmp(argv[i], "-t")) &&
+		    i + 1 < argc && !parse_uint(argv[i + 1], 86400, &timeout)) {
+			i += 2;
+			continue;
+		}
+		goto usage;
+	}
+	if (i < argc && !strcmp(argv[i], "--"))
+		i++;
+	if (i >= argc)
+		goto usage;
+	rc = inst_open(x, argv[0], &in, NULL);
+	if (rc) {
+		if (rc == EX_NOINST)
+			err("%s: no such instance", argv[0]);
+		return EX_EXEC;
+	}
+	return exec_in_guest(&in, argv + i, argc - i, !isatty(0), timeout);
+usage:
+	err("usage: umarmctl exec NAME [--timeout SEC] -- CMD [ARG...]");
+	return EX_EXEC;
+}
+
+/**
+ * cmd_shell() - umarmctl shell NAME [-- CMD...]
+ * @x:		global options
+ * @argc:	arguments after the verb
+ * @argv:	arguments
+ *
+ * Without a command, the console (where the guest's shell is); with one,
+ * the same as exec.
+ *
+ * Return: exit code
+ */
+int cmd_shell(struct ctx *x, int argc, char **argv)
+{
+	if (argc >= 2)
+		return cmd_exec(x, argc, argv);
+	return cmd_console(x, argc, argv);
+}

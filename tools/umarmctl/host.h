@@ -1,0 +1,22 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later
+ * umarmctl - manage User-Mode Linux instances
+ *
+ * host.h - what the host offers: page size, kernels, images, checks
+ */
+
+#ifndef UMARM_HOST_H
+#define UMARM_HOST_H
+
+#include "conf.h"
+
+#define KERNEL_DIR	"/usr/lib/uml/linux-uml-arm64"
+#define IMAGE_DIR	"/usr/share/umarm/images"
+
+const char *host_default_flavour(void);
+int flavour_page_size(const char *flavour);
+int flavour_check(const char *name, const char *flavour);
+int kernel_path(const struct conf *c, char *buf);
+int kernel_check(const char *name, const struct conf *c, char *buf);
+int host_check(int verbose);
+
+#endif /* UMARM_HOST_H */

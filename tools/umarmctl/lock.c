@@ -1,0 +1,124 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* umarmctl - manage User-Mode Linux instances
+ *
+ * lock.c - per-instance locks
+ *
+ * Two flock(2) locks live in the state directory of each instance:
+ *
+ * - LOCK_OPS serialises commands that change an instance (create, start,
+ *   stop, rm, rename, clone, disk, port-forward...).  It is held for the
+ *   duration of the command only.
+ * - LOCK_RUN is held exclusively by the supervisor for as long as the
+ *   instance runs.  It is the single source of truth for "is it running":
+ *   the kernel drops it when the supervisor dies, even by SIGKILL, so a
+ *   stale pid or state file can never make a dead instance look alive (or
+ *   the other way round).
+ *
+ * flock() locks belong to the open file description, are not inherited
+ * across our execs (O_CLOEXEC) and work on every local filesystem.
+ */
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/file.h>
+
+#include "lock.h"
+#include "log.h"
+#include "util.h"
+
+/* How often to retry a contended lock while waiting */
+#define LOCK_POLL_MS	20
+
+/**
+ * lock_take() - open and lock a lock file of an instance
+ * @in:		instance
+ * @file:	LOCK_OPS or LOCK_RUN
+ * @excl:	exclusive (else shared)
+ * @timeout_ms:	how long to wait, 0 to try once, -1 forever
+ *
+ * Return: fd holding the lock, -EWOULDBLOCK if held elsewhere, -ENOENT if
+ *	   the state directory doesn't exist, other negative errno
+ */
+int lock_take(const struct inst *in, const char *file, int excl,
+	      int timeout_ms)
+{
+	uint64_t deadline = boot_ms() + (timeout_ms > 0 ? timeout_ms : 0);
+	char path[PATH_LEN];
+	int fd;
+
+	if (inst_path(in, path, 0, file))
+		return -ENAMETOOLONG;
+	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (fd < 0)
+		return -errno;
+	for (;;) {
+		if (!flock(fd, (excl ? LOCK_EX : LOCK_SH) | LOCK_NB))
+			return fd;
+		if (errno != EWOULDBLOCK && errno != EINTR) {
+			int rc = -errno;
+
+			close(fd);
+			return rc;
+		}
+		if (!timeout_ms || (timeout_ms > 0 && boot_ms() >= deadline))
+			break;
+		sleep_ms(LOCK_POLL_MS);
+	}
+	close(fd);
+	return -EWOULDBLOCK;
+}
+
+/**
+ * lock_ops() - take the operations lock, waiting for other commands
+ * @in:		instance
+ *
+ * Waits up to 60 seconds (a concurrent start may be booting a guest), then
+ * reports which instance is busy.
+ *
+ * Return: fd holding the lock, negative errno on failure (message printed)
+ */
+int lock_ops(const struct inst *in)
+{
+	int fd = lock_take(in, LOCK_OPS, 1, 60000);
+
+	if (fd == -ENOENT)
+		err("%s: instance does not exist (no %s); see 'umarmctl list'",
+		    in->name, in->state);
+	else if (fd == -EWOULDBLOCK)
+		err("%s: another umarmctl command holds %s/%s for more than 60s; retry later",
+		    in->name, in->state, LOCK_OPS);
+	else if (fd < 0)
+		err("%s: cannot lock %s/%s: %s", in->name, in->state, LOCK_OPS,
+		    strerror(-fd));
+	return fd;
+}
+
+/**
+ * inst_running() - whether the supervisor of an instance is alive
+ * @in:		instance
+ *
+ * Return: 1 if running, 0 if not
+ */
+int inst_running(const struct inst *in)
+{
+	int fd = lock_take(in, LOCK_RUN, 0, 0);
+
+	if (fd == -EWOULDBLOCK)
+		return 1;
+	if (fd >= 0)
+		close(fd);
+	return 0;
+}
+
+/**
+ * lock_release() - drop a lock taken by lock_take()
+ * @fd:		lock file descriptor, ignored if negative
+ */
+void lock_release(int fd)
+{
+	if (fd >= 0)
+		close(fd);
+}

@@ -1,0 +1,21 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later
+ * umarmctl - manage User-Mode Linux instances
+ *
+ * lock.h - per-instance locks
+ */
+
+#ifndef UMARM_LOCK_H
+#define UMARM_LOCK_H
+
+#include "paths.h"
+
+#define LOCK_OPS	".lock"		/* held while changing an instance */
+#define LOCK_RUN	".run.lock"	/* held by the supervisor while up */
+
+int lock_take(const struct inst *in, const char *file, int excl,
+	      int timeout_ms);
+int lock_ops(const struct inst *in);
+int inst_running(const struct inst *in);
+void lock_release(int fd);
+
+#endif /* UMARM_LOCK_H */

@@ -1,0 +1,381 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* umarmctl - manage User-Mode Linux instances
+ *
+ * net.c - passt networking: vhost-user, or the frame relay
+ *
+ * Two ways to connect a UML guest to passt (measured in ecosystem.md, B2):
+ *
+ * - vhost-user: passt --vhost-user -s SOCK, and virtio_uml.device=SOCK:1
+ *   on the kernel command line (guest driver virtio_net).  No copies in
+ *   umarmctl, and it can be hot-plugged through mconsole.  passt gained
+ *   --vhost-user in 2024 (Debian trixie); bookworm's passt lacks it.
+ *
+ * - relay: UML's vector driver with transport=fd wants a datagram socket
+ *   carrying bare Ethernet frames, while passt --fd speaks the qemu socket
+ *   protocol (a stream of 32-bit big-endian length + frame).  The
+ *   supervisor sits in between with a SOCK_SEQPACKET pair towards UML and
+ *   a SOCK_STREAM pair towards passt, adding and stripping the length.
+ *   When a side is full a frame is dropped, as a NIC would.
+ */
+
+#define _GNU_SOURCE
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+#include "net.h"
+#include "log.h"
+#include "util.h"
+
+/* vhost-user socket: wait this long for passt to create it */
+#define PASST_SOCK_WAIT_MS	5000
+/* MTU announced to the guest in relay mode: UML's vector driver default */
+#define RELAY_MTU		"1500"
+
+/**
+ * passt_has_vhost_user() - whether the installed passt knows --vhost-user
+ *
+ * Looks for the option string in the binary rather than running it:
+ * passt's --help goes to syslog when not on a terminal.
+ *
+ * Return: 1 if supported, 0 if not (or no passt)
+ */
+int passt_has_vhost_user(void)
+{
+	static const char needle[] = "vhost-user";
+	char buf[65536 + sizeof(needle)];
+	size_t keep = 0;
+	int fd, found = 0;
+	ssize_t n;
+
+	fd = open(PASST_BIN, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	while (!found && (n = read(fd, buf + keep, 65536)) > 0) {
+		size_t len = keep + n;
+
+		found = !!memmem(buf, len, needle, sizeof(needle) - 1);
+		keep = len < sizeof(needle) ? len : sizeof(needle) - 1;
+		memmove(buf, buf + len - keep, keep);
+	}
+	close(fd);
+	return found;
+}
+
+/**
+ * port_args() - add passt -t/-u options for the configured forwards
+ * @c:		configuration
+ * @argv:	argument vector to extend
+ * @argc:	its length, updated
+ * @store:	storage for the option values
+ */
+static void port_args(const struct conf *c, char **argv, int *argc,
+		      char store[][96])
+{
+	int i;
+
+	for (i = 0; i < c->nports; i++) {
+		const struct conf_port *p = &c->port[i];
+
+		argv[(*argc)++] = p->udp ? "-u" : "-t";
+		if (*p->addr)
+			snprintf(store[i], 96, "%s/%u:%u", p->addr, p->host,
+				 p->guest);
+		else
+			snprintf(store[i], 96, "%u:%u", p->host, p->guest);
+		argv[(*argc)++] = store[i];
+	}
+}
+
+/**
+ * spawn_passt() - start passt in the foreground as our child
+ * @n:		network state, @passt set
+ * @in:		instance, for the log file
+ * @argv:	passt command line
+ * @keep_fd:	descriptor passt must inherit, or -1
+ *
+ * Return: 0 on success, negative errno on failure
+ */
+static int spawn_passt(struct net *n, const struct inst *in, char **argv,
+		       int keep_fd)
+{
+	char log[PATH_LEN];
+	pid_t pid;
+
+	inst_path(in, log, 0, "passt.log");
+	pid = fork();
+	if (pid < 0)
+		return -errno;
+	if (!pid) {
+		int fd = open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC,
+			      0644);
+
+		/* passt must not outlive its supervisor */
+		prctl(PR_SET_PDEATHSIG, SIGTERM);
+		if (fd >= 0) {
+			dup2(fd, 1);
+			dup2(fd, 2);
+		}
+		if (keep_fd >= 0)
+			set_cloexec(keep_fd, 0);
+		execv(PASST_BIN, argv);
+		fprintf(stderr, "exec %s: %s\n", PASST_BIN, strerror(errno));
+		_exit(127);
+	}
+	n->passt = pid;
+	return 0;
+}
+
+/**
+ * net_start() - start passt and prepare what UML needs
+ * @n:		network state to initialise
+ * @in:		instance
+ * @c:		configuration
+ *
+ * Return: 0 on success (also for network = none), negative errno on
+ *	   failure (message printed)
+ */
+int net_start(struct net *n, const struct inst *in, const struct conf *c)
+{
+	char *argv[16 + 2 * CONF_MAX_PORTS], store[CONF_MAX_PORTS][96];
+	char fdarg[16];
+	int argc = 0, sp[2], pp[2], rc;
+
+	memset(n, 0, sizeof(*n));
+	n->backend = -1;
+	n->uml_fd = n->ufd = n->pfd = -1;
+	if (c->net == NET_NONE)
+		return 0;
+
+	if (access(PASST_BIN, X_OK)) {
+		err("%s: 'network = passt' but %s is missing: apt install passt, or set 'network = none' in %s",
+		    in->name, PASST_BIN, in->conf);
+		return -ENOENT;
+	}
+	n->backend = c->net_backend;
+	if (n->backend == NETB_AUTO)
+		n->backend = passt_has_vhost_user() ? NETB_VHOST_USER
+						    : NETB_RELAY;
+	if (n->backend == NETB_VHOST_USER && !passt_has_vhost_user()) {
+		err("%s: 'network-backend = vhost-user' but %s has no --vhost-user (passt from 2024 or later); use 'network-backend = relay'",
+		    in->name, PASST_BIN);
+		return -ENOTSUP;
+	}
+
+	argv[argc++] = "passt";
+	argv[argc++] = "--foreground";
+	argv[argc++] = "--quiet";
+
+	if (n->backend == NETB_VHOST_USER) {
+		uint64_t deadline;
+		struct stat st;
+
+		inst_path(in, n->sock, 1, "passt.sock");
+		unlink(n->sock);
+		argv[argc++] = "--vhost-user";
+		argv[argc++] = "--socket";
+		argv[argc++] = n->sock;
+		port_args(c, argv, &argc, store);
+		argv[argc] = NULL;
+		rc = spawn_passt(n, in, argv, -1);
+		if (rc)
+			return rc;
+		deadline = boot_ms() + PASST_SOCK_WAIT_MS;
+		while (stat(n->sock, &st) || !S_ISSOCK(st.st_mode)) {
+			if (boot_ms() > deadline ||
+			    waitpid(n->passt, NULL, WNOHANG) == n->passt) {
+				err("%s: passt did not create %s; see %s/passt.log",
+				    in->name, n->sock, in->state);
+				n->passt = 0;
+				net_stop(n);
+				return -ETIMEDOUT;
+			}
+			sleep_ms(10);
+		}
+		return 0;
+	}
+
+	/* Relay */
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sp))
+		return -errno;
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, pp)) {
+		rc = -errno;
+		close(sp[0]);
+		close(sp[1]);
+		return rc;
+	}
+	n->ufd = sp[0];
+	n->uml_fd = sp[1];
+	n->pfd = pp[0];
+	set_nonblock(n->ufd);
+	set_nonblock(n->pfd);
+
+	snprintf(fdarg, sizeof(fdarg), "%d", pp[1]);
+	argv[argc++] = "--fd";
+	argv[argc++] = fdarg;
+	argv[argc++] = "--mtu";
+	argv[argc++] = RELAY_MTU;
+	port_args(c, argv, &argc, store);
+	argv[argc] = NULL;
+	rc = spawn_passt(n, in, argv, pp[1]);
+	close(pp[1]);
+	if (rc)
+		net_stop(n);
+	return rc;
+}
+
+/**
+ * net_uml_arg() - the kernel command line argument for the network
+ * @n:		network state
+ * @buf:	output
+ * @len:	size of @buf
+ *
+ * The relay descriptor is always passed to UML as fd 3.
+ *
+ * Return: 1 if @buf was filled, 0 if no network, -ENOSPC
+ */
+int net_uml_arg(const struct net *n, char *buf, size_t len)
+{
+	int r;
+
+	if (n->backend == NETB_VHOST_USER)
+		r = snprintf(buf, len, "virtio_uml.device=%s:1", n->sock);
+	else if (n->backend == NETB_RELAY)
+		r = snprintf(buf, len, "vec0:transport=fd,fd=3");
+	else
+		return 0;
+	return r < 0 || (size_t)r >= len ? -ENOSPC : 1;
+}
+
+/**
+ * net_from_uml() - relay frames from UML to passt
+ * @n:		network state
+ *
+ * Return: 0, or -EPIPE if the UML side is gone
+ */
+int net_from_uml(struct net *n)
+{
+	unsigned char frame[NET_FRAME_MAX];
+
+	for (;;) {
+		ssize_t r = recv(n->ufd, frame, sizeof(frame), MSG_DONTWAIT);
+		uint32_t be;
+
+		if (r < 0)
+			return errno == EAGAIN || errno == EINTR ? 0 : -EPIPE;
+		if (!r)
+			return -EPIPE;
+		if (n->outlen + 4 + r > sizeof(n->out)) {
+			n->drops++;
+			continue;
+		}
+		be = htonl(r);
+		memcpy(n->out + n->outlen, &be, 4);
+		memcpy(n->out + n->outlen + 4, frame, r);
+		n->outlen += 4 + r;
+		net_flush_passt(n);
+	}
+}
+
+/**
+ * net_flush_passt() - write pending bytes to passt's stream
+ * @n:		network state
+ *
+ * Return: 0, or -EPIPE if passt is gone
+ */
+int net_flush_passt(struct net *n)
+{
+	while (n->outlen) {
+		ssize_t w = send(n->pfd, n->out, n->outlen,
+				 MSG_DONTWAIT | MSG_NOSIGNAL);
+
+		if (w < 0)
+			return errno == EAGAIN || errno == EINTR ? 0 : -EPIPE;
+		memmove(n->out, n->out + w, n->outlen - w);
+		n->outlen -= w;
+	}
+	return 0;
+}
+
+/**
+ * net_from_passt() - relay frames from passt to UML
+ * @n:		network state
+ *
+ * Return: 0, -EPIPE if passt closed the stream, -EPROTO on a bad length
+ */
+int net_from_passt(struct net *n)
+{
+	for (;;) {
+		ssize_t r = recv(n->pfd, n->in + n->inlen,
+				 sizeof(n->in) - n->inlen, MSG_DONTWAIT);
+		size_t off = 0;
+
+		if (r < 0)
+			return errno == EAGAIN || errno == EINTR ? 0 : -EPIPE;
+		if (!r)
+			return -EPIPE;
+		n->inlen += r;
+		while (n->inlen - off >= 4) {
+			uint32_t len;
+
+			memcpy(&len, n->in + off, 4);
+			len = ntohl(len);
+			if (!len || len > NET_FRAME_MAX)
+				return -EPROTO;
+			if (n->inlen - off - 4 < len)
+				break;
+			if (send(n->ufd, n->in + off + 4, len,
+				 MSG_DONTWAIT | MSG_NOSIGNAL) < 0)
+				n->drops++;
+			off += 4 + len;
+		}
+		memmove(n->in, n->in + off, n->inlen - off);
+		n->inlen -= off;
+	}
+}
+
+/**
+ * net_stop() - stop passt and close the relay
+ * @n:		network state
+ */
+void net_stop(struct net *n)
+{
+	if (n->passt > 0) {
+		kill(n->passt, SIGTERM);
+		waitpid(n->passt, NULL, 0);
+		n->passt = 0;
+	}
+	if (n->ufd >= 0)
+		close(n->ufd);
+	if (n->pfd >= 0)
+		close(n->pfd);
+	if (n->uml_fd >= 0)
+		close(n->uml_fd);
+	n->ufd = n->pfd = n->uml_fd = -1;
+	if (*n->sock)
+		unlink(n->sock);
+}
+
+/**
+ * net_backend_name() - name of the backend in use
+ * @n:		network state
+ *
+ * Return: "none", "vhost-user" or "relay"
+ */
+const char *net_backend_name(const struct net *n)
+{
+	if (n->backend == NETB_VHOST_USER)
+		return "vhost-user";
+	if (n->backend == NETB_RELAY)
+		return "relay";
+	return "none";
+}

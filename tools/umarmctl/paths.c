@@ -1,0 +1,184 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* umarmctl - manage User-Mode Linux instances
+ *
+ * paths.c - where system and per-user instances live
+ *
+ * System instances (the default for root): /etc/umarm/instances/NAME.conf,
+ * /var/lib/umarm/NAME/, /run/umarm/NAME/.  Per-user instances (the default
+ * for everybody else, --user for root): the same under $XDG_CONFIG_HOME,
+ * $XDG_DATA_HOME and $XDG_RUNTIME_DIR, with the XDG Base Directory defaults
+ * (~/.config, ~/.local/share).  Without $XDG_RUNTIME_DIR (su, runuser, cron,
+ * a phone) the runtime directory is /tmp/umarm-UID, created 0700 and
+ * verified to be ours.  UMARM_CONFIG_DIR, UMARM_STATE_DIR, UMARM_RUNTIME_DIR
+ * override the three for either scope (used by the tests).
+ */
+
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <pwd.h>
+#include <sys/stat.h>
+
+#include "paths.h"
+#include "log.h"
+
+/**
+ * home_dir() - the user's home directory
+ *
+ * Return: $HOME, else the passwd entry, else NULL
+ */
+static const char *home_dir(void)
+{
+	const char *h = getenv("HOME");
+	struct passwd *pw;
+
+	if (h && *h == '/')
+		return h;
+	pw = getpwuid(getuid());
+	return pw ? pw->pw_dir : NULL;
+}
+
+/**
+ * xdg_dir() - resolve an XDG base directory plus "/umarm"
+ * @buf:	output, PATH_LEN bytes
+ * @env:	variable name, e.g. "XDG_CONFIG_HOME"
+ * @fallback:	path below $HOME if unset, e.g. ".config"
+ *
+ * Return: 0 on success, -ENOENT if there is no home directory
+ */
+static int xdg_dir(char *buf, const char *env, const char *fallback)
+{
+	const char *v = getenv(env), *h;
+
+	/* The spec says relative values are invalid and must be ignored */
+	if (v && *v == '/')
+		return pathf(buf, "%s/umarm", v);
+	h = home_dir();
+	if (!h)
+		return -ENOENT;
+	return pathf(buf, "%s/%s/umarm", h, fallback);
+}
+
+/**
+ * user_rundir() - per-user runtime directory
+ * @buf:	output, PATH_LEN bytes
+ *
+ * Return: 0 on success, negative errno if no safe directory exists
+ */
+static int user_rundir(char *buf)
+{
+	const char *v = getenv("XDG_RUNTIME_DIR");
+	char tmp[PATH_LEN];
+	struct stat st;
+
+	if (v && *v == '/')
+		return pathf(buf, "%s/umarm", v);
+
+	pathf(tmp, "/tmp/umarm-%u", (unsigned int)getuid());
+	if (mkdir(tmp, 0700) && errno != EEXIST)
+		return -errno;
+	if (lstat(tmp, &st))
+		return -errno;
+	if (!S_ISDIR(st.st_mode) || st.st_uid != getuid() ||
+	    (st.st_mode & 077)) {
+		err("%s is not a private directory owned by uid %u: set XDG_RUNTIME_DIR or remove it",
+		    tmp, (unsigned int)getuid());
+		return -EPERM;
+	}
+	return pathf(buf, "%s", tmp);
+}
+
+/**
+ * scope_init() - compute the directories of a scope
+ * @sc:		scope to fill
+ * @user:	non-zero for per-user instances
+ *
+ * Return: 0 on success, negative errno on failure (message printed)
+ */
+int scope_init(struct scope *sc, int user)
+{
+	const char *o;
+	int rc;
+
+	memset(sc, 0, sizeof(*sc));
+	sc->user = user;
+	if (user) {
+		rc = xdg_dir(sc->confdir, "XDG_CONFIG_HOME", ".config");
+		if (!rc)
+			rc = xdg_dir(sc->statedir, "XDG_DATA_HOME",
+				     ".local/share");
+		if (!rc)
+			rc = user_rundir(sc->rundir);
+		if (rc) {
+			err("cannot find per-user directories (is HOME set?)");
+			return rc;
+		}
+	} else {
+		strcpy(sc->confdir, "/etc/umarm");
+		strcpy(sc->statedir, "/var/lib/umarm");
+		strcpy(sc->rundir, "/run/umarm");
+	}
+	if ((o = getenv("UMARM_CONFIG_DIR")) && *o == '/')
+		pathf(sc->confdir, "%s", o);
+	if ((o = getenv("UMARM_STATE_DIR")) && *o == '/')
+		pathf(sc->statedir, "%s", o);
+	if ((o = getenv("UMARM_RUNTIME_DIR")) && *o == '/')
+		pathf(sc->rundir, "%s", o);
+	return 0;
+}
+
+/**
+ * inst_init() - validate a name and compute the paths of its instance
+ * @in:		instance to fill
+ * @sc:		scope
+ * @name:	instance name
+ *
+ * Return: 0 on success, -EINVAL for a bad name (message printed)
+ */
+int inst_init(struct inst *in, const struct scope *sc, const char *name)
+{
+	const char *why = name_check(name);
+
+	memset(in, 0, sizeof(*in));
+	if (why) {
+		err("invalid instance name '%.80s': it %s", name, why);
+		return -EINVAL;
+	}
+	in->sc = sc;
+	strcpy(in->name, name);
+	if (pathf(in->conf, "%s/instances/%s.conf", sc->confdir, name) ||
+	    pathf(in->state, "%s/%s", sc->statedir, name) ||
+	    pathf(in->run, "%s/%s", sc->rundir, name)) {
+		err("%s: paths too long", name);
+		return -ENAMETOOLONG;
+	}
+	return 0;
+}
+
+/**
+ * inst_path() - path of a file of an instance
+ * @in:		instance
+ * @buf:	output, PATH_LEN bytes
+ * @run:	non-zero for the runtime directory, zero for the state one
+ * @file:	file name
+ *
+ * Return: 0 on success, -ENAMETOOLONG
+ */
+int inst_path(const struct inst *in, char *buf, int run, const char *file)
+{
+	return pathf(buf, "%s/%s", run ? in->run : in->state, file);
+}
+
+/**
+ * inst_exists() - whether an instance has been created
+ * @in:		instance
+ *
+ * Return: 1 if its configuration file exists, 0 otherwise
+ */
+int inst_exists(const struct inst *in)
+{
+	return !access(in->conf, F_OK);
+}

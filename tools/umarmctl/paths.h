@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later
+ * umarmctl - manage User-Mode Linux instances
+ *
+ * paths.h - where system and per-user instances live
+ */
+
+#ifndef UMARM_PATHS_H
+#define UMARM_PATHS_H
+
+#include "util.h"
+#include "name.h"
+
+/* sizeof(((struct sockaddr_un *)0)->sun_path) */
+#define SUN_PATH_MAX	108
+
+/**
+ * struct scope - system (root) or per-user (XDG) set of instances
+ * @user:	per-user instances
+ * @confdir:	/etc/umarm or $XDG_CONFIG_HOME/umarm
+ * @statedir:	/var/lib/umarm or $XDG_DATA_HOME/umarm
+ * @rundir:	/run/umarm or $XDG_RUNTIME_DIR/umarm
+ */
+struct scope {
+	int user;
+	char confdir[PATH_LEN];
+	char statedir[PATH_LEN];
+	char rundir[PATH_LEN];
+};
+
+/**
+ * struct inst - paths of one instance
+ * @sc:		scope it belongs to
+ * @name:	validated name
+ * @conf:	configuration file: CONFDIR/instances/NAME.conf
+ * @state:	persistent directory: STATEDIR/NAME (disks, logs, locks)
+ * @run:	runtime directory: RUNDIR/NAME (sockets, runtime state)
+ */
+struct inst {
+	const struct scope *sc;
+	char name[NAME_MAX_LEN + 1];
+	char conf[PATH_LEN];
+	char state[PATH_LEN];
+	char run[PATH_LEN];
+};
+
+int scope_init(struct scope *sc, int user);
+int inst_init(struct inst *in, const struct scope *sc, const char *name);
+int inst_path(const struct inst *in, char *buf, int run, const char *file);
+int inst_exists(const struct inst *in);
+
+#endif /* UMARM_PATHS_H */

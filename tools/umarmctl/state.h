@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later
+ * umarmctl - manage User-Mode Linux instances
+ *
+ * state.h - runtime state of an instance
+ */
+
+#ifndef UMARM_STATE_H
+#define UMARM_STATE_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "paths.h"
+
+#define STATE_FILE	"state"		/* in the runtime directory */
+#define LAST_FILE	"last-run"	/* in the state directory */
+
+/**
+ * struct state - what the supervisor publishes about a running instance
+ * @status:	"starting", "booting", "running", "paused", "stopping",
+ *		"stopped", "failed"
+ * @supervisor:	pid of umarmctl's supervisor
+ * @uml:	pid of the UML kernel process
+ * @passt:	pid of passt, 0 if none
+ * @mconsole:	path of the mconsole socket, as UML announced it
+ * @net:	"none", "vhost-user" or "relay"
+ * @started:	wall-clock ms when the kernel was started
+ * @ready:	wall-clock ms when the guest was seen booted, 0 if not yet
+ * @exit:	exit description, for stopped/failed
+ */
+struct state {
+	char status[16];
+	pid_t supervisor;
+	pid_t uml;
+	pid_t passt;
+	char mconsole[600];
+	char net[16];
+	uint64_t started;
+	uint64_t ready;
+	char exit[128];
+};
+
+int state_write(const char *path, const struct state *s);
+int state_read(const char *path, struct state *s);
+
+#endif /* UMARM_STATE_H */

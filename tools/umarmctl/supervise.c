@@ -1,0 +1,1148 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* umarmctl - manage User-Mode Linux instances
+ *
+ * supervise.c - run one instance: UML, passt, console, readiness
+ *
+ * "umarmctl run NAME" is the supervisor: the main process of
+ * umarm@NAME.service under systemd, or the daemon "umarmctl start" forks
+ * without it.  It holds LOCK_RUN for its whole life, starts passt and the
+ * UML kernel (in its own process group, killed if we die), and then serves
+ * one poll() loop:
+ *
+ * - the console: UML's con0 is one end of a socketpair; everything the
+ *   guest prints is appended to STATEDIR/NAME/console.log, scanned for the
+ *   readiness markers, and copied to attached "umarmctl console" clients;
+ * - mconsole notifications (mconsole=notify:RUNDIR/NAME/notify): the
+ *   mconsole socket path, guest panics, and /proc/mconsole writes;
+ * - the control socket RUNDIR/NAME/control, a line protocol for the other
+ *   umarmctl verbs: console, stop, kill, pause, resume, type TEXT;
+ * - the network relay, when passt runs in --fd mode;
+ * - signals, through a signalfd: SIGTERM/SIGINT start a clean stop
+ *   (mconsole "cad", then "halt" after stop-timeout, then SIGKILL),
+ *   SIGCHLD reaps UML and passt.
+ *
+ * Readiness ("READY=1" to systemd, "READY" on the pipe to "umarmctl start")
+ * is declared when a marker from 'ready =' (default UMARM_BOOT_OK or
+ * UMARM_MULTI_USER_OK) shows up on the console or through /proc/mconsole,
+ * or, for 'ready = mconsole', as soon as the mconsole socket is up.
+ */
+
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/prctl.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+
+#include "supervise.h"
+#include "disk.h"
+#include "host.h"
+#include "lock.h"
+#include "log.h"
+#include "mconsole.h"
+#include "net.h"
+#include "sdnotify.h"
+#include "state.h"
+#include "util.h"
+
+#define MAX_CLIENTS		16
+#define MAX_UML_ARGS		(64 + CONF_MAX_DISKS)
+#define CONSOLE_LOG_MAX		(4 << 20)	/* rotate to console.log.1 */
+#define HALT_TIMEOUT_MS		5000
+#define KILL_TIMEOUT_MS		5000
+#define MC_TIMEOUT_MS		2000
+#define LINE_MAX_SCAN		512
+
+static const char *default_ready[] = { "UMARM_BOOT_OK",
+					"UMARM_MULTI_USER_OK" };
+
+/**
+ * struct client - a connection on the control socket
+ * @fd:		socket, -1 if the slot is free
+ * @console:	attached to the console (raw bytes both ways)
+ * @buf:	partial command line
+ * @len:	bytes in @buf
+ */
+struct client {
+	int fd;
+	int console;
+	char buf[1024];
+	size_t len;
+};
+
+enum stop_phase {
+	STOP_NONE,
+	STOP_CAD,	/* mconsole cad sent, waiting stop-timeout */
+	STOP_HALT,	/* mconsole halt sent */
+	STOP_KILL,	/* SIGKILL sent */
+};
+
+/**
+ * struct sup - supervisor state
+ */
+struct sup {
+	const struct inst *in;
+	const struct conf *c;
+	struct state st;
+	char state_path[PATH_LEN];
+	int ready_fd;
+	int sigfd, notify_fd, listen_fd, cons_fd, log_fd;
+	size_t log_size;
+	struct net net;
+	struct client cl[MAX_CLIENTS];
+	pid_t uml;
+	int uml_status;
+	int uml_done;
+	int ready;
+	uint64_t t0;
+	uint64_t ready_deadline;
+	enum stop_phase stop;
+	uint64_t stop_deadline;
+	int paused;
+	char line[LINE_MAX_SCAN];
+	size_t linelen;
+	char fail[384];
+	int exit_code;
+};
+
+/**
+ * publish() - write the runtime state file
+ * @s:		supervisor
+ * @status:	new status, or NULL to keep it
+ */
+static void publish(struct sup *s, const char *status)
+{
+	if (status)
+		snprintf(s->st.status, sizeof(s->st.status), "%s", status);
+	if (state_write(s->state_path, &s->st))
+		warn("%s: cannot write %s: %s", s->in->name, s->state_path,
+		     strerror(errno));
+}
+
+/**
+ * tell_starter() - report the outcome of the start to "umarmctl start"
+ * @s:		supervisor
+ * @ok:		booted
+ * @code:	exit code for the starter if not @ok
+ * @msg:	failure message if not @ok
+ */
+static void tell_starter(struct sup *s, int ok, int code, const char *msg)
+{
+	char buf[512];
+
+	if (s->ready_fd < 0)
+		return;
+	if (ok)
+		snprintf(buf, sizeof(buf), "READY\n");
+	else
+		snprintf(buf, sizeof(buf), "FAIL %d %s\n", code, msg);
+	write_all(s->ready_fd, buf, strlen(buf));
+	close(s->ready_fd);
+	s->ready_fd = -1;
+}
+
+/**
+ * set_ready() - the guest has booted
+ * @s:		supervisor
+ * @how:	what told us, for the log
+ */
+static void set_ready(struct sup *s, const char *how)
+{
+	char msg[160];
+	uint64_t ms;
+
+	if (s->ready)
+		return;
+	s->ready = 1;
+	s->st.ready = now_ms();
+	ms = boot_ms() - s->t0;
+	publish(s, "running");
+	snprintf(msg, sizeof(msg),
+		 "READY=1\nSTATUS=Guest booted in %llu.%03llus (%s)",
+		 (unsigned long long)ms / 1000,
+		 (unsigned long long)ms % 1000, how);
+	sd_notify_msg(msg);
+	dbg("%s: ready after %llu ms (%s)", s->in->name,
+	    (unsigned long long)ms, how);
+	tell_starter(s, 1, 0, NULL);
+}
+
+/**
+ * fail_boot() - the guest did not boot: tell the starter, stop the kernel
+ * @s:		supervisor
+ * @code:	exit code
+ * @msg:	what went wrong
+ */
+static void fail_boot(struct sup *s, int code, const char *msg)
+{
+	if (!*s->fail) {
+		snprintf(s->fail, sizeof(s->fail), "%s", msg);
+		s->exit_code = code;
+	}
+	err("%s", msg);
+	tell_starter(s, 0, code, msg);
+}
+
+/**
+ * log_console() - append console output to console.log, rotating it
+ * @s:		supervisor
+ * @buf:	data
+ * @n:		length
+ */
+static void log_console(struct sup *s, const char *buf, size_t n)
+{
+	char path[PATH_LEN], old[PATH_LEN];
+
+	if (s->log_fd < 0)
+		return;
+	if (s->log_size + n > CONSOLE_LOG_MAX) {
+		inst_path(s->in, path, 0, CONSOLE_LOG);
+		inst_path(s->in, old, 0, CONSOLE_LOG ".1");
+		close(s->log_fd);
+		rename(path, old);
+		s->log_fd = open(path, O_WRONLY | O_CREAT | O_APPEND |
+				 O_CLOEXEC, 0640);
+		s->log_size = 0;
+		if (s->log_fd < 0)
+			return;
+	}
+	if (!write_all(s->log_fd, buf, n))
+		s->log_size += n;
+}
+
+/**
+ * check_marker() - look for readiness and failure markers in a line
+ * @s:		supervisor
+ * @line:	one console line, NUL-terminated
+ */
+static void check_marker(struct sup *s, const char *line)
+{
+	const char *p;
+	int i;
+
+	if (!s->ready) {
+		if (s->c->nready) {
+			for (i = 0; i < s->c->nready; i++)
+				if (strcmp(s->c->ready[i], "mconsole") &&
+				    strstr(line, s->c->ready[i]))
+					set_ready(s, "console marker");
+		} else {
+			for (i = 0; i < (int)ARRAY_SIZE(default_ready); i++)
+				if (strstr(line, default_ready[i]))
+					set_ready(s, "console marker");
+		}
+	}
+	/* arch/um/os-Linux/file.c os_lock_file(): another UML has a disk */
+	p = strstr(line, "file already locked by pid ");
+	if (p && !*s->fail) {
+		char msg[384];
+		int pid = atoi(p + strlen("file already locked by pid "));
+
+		disk_owner_msg(s->in, pid, msg, sizeof(msg));
+		fail_boot(s, EX_STATE, msg);
+	}
+	if (strstr(line, "Kernel panic - not syncing") && !*s->fail) {
+		char msg[384];
+
+		snprintf(msg, sizeof(msg),
+			 "%s: guest kernel panic: %.200s; see 'umarmctl logs %s'",
+			 s->in->name, line, s->in->name);
+		fail_boot(s, EX_BOOT, msg);
+	}
+}
+
+/**
+ * console_in() - handle output from the guest console
+ * @s:		supervisor
+ *
+ * Return: 0, or -EPIPE once UML closed the console
+ */
+static int console_in(struct sup *s)
+{
+	char buf[8192];
+	ssize_t n;
+	int i;
+
+	n = read(s->cons_fd, buf, sizeof(buf));
+	if (n < 0)
+		return errno == EAGAIN || errno == EINTR ? 0 : -EPIPE;
+	if (!n)
+		return -EPIPE;
+
+	log_console(s, buf, n);
+	for (i = 0; i < MAX_CLIENTS; i++) {
+		struct client *c = &s->cl[i];
+
+		/* A client that can't keep up loses output, not the guest */
+		if (c->fd >= 0 && c->console)
+			send(c->fd, buf, n, MSG_DONTWAIT | MSG_NOSIGNAL);
+	}
+	for (i = 0; i < n; i++) {
+		if (buf[i] == '\n' || s->linelen == sizeof(s->line) - 1) {
+			s->line[s->linelen] = 0;
+			check_marker(s, s->line);
+			s->linelen = 0;
+			continue;
+		}
+		if (buf[i] != '\r')
+			s->line[s->linelen++] = buf[i];
+	}
+	return 0;
+}
+
+/**
+ * notify_in() - handle a datagram from UML's mconsole notifier
+ * @s:		supervisor
+ */
+static void notify_in(struct sup *s)
+{
+	char buf[sizeof(struct mc_notify)], text[MC_MAX_DATA + 1];
+	const char *data;
+	uint32_t type;
+	size_t len;
+	ssize_t n;
+	int i;
+
+	n = recv(s->notify_fd, buf, sizeof(buf), MSG_DONTWAIT);
+	if (n <= 0 || mc_parse_notify(buf, n, &type, &data, &len))
+		return;
+	memcpy(text, data, len);
+	text[len] = 0;
+	if (len && text[len - 1] == '\n')
+		text[len - 1] = 0;
+
+	switch (type) {
+	case MC_NOTIFY_SOCKET:
+		snprintf(s->st.mconsole, sizeof(s->st.mconsole), "%s", text);
+		publish(s, NULL);
+		for (i = 0; i < s->c->nready; i++)
+			if (!strcmp(s->c->ready[i], "mconsole"))
+				set_ready(s, "mconsole");
+		break;
+	case MC_NOTIFY_PANIC:
+		snprintf(s->st.exit, sizeof(s->st.exit), "panic: %.100s",
+			 text);
+		check_marker(s, "Kernel panic - not syncing");
+		break;
+	case MC_NOTIFY_USER:
+		if (!strcmp(text, "ready"))
+			set_ready(s, "/proc/mconsole");
+		else
+			check_marker(s, text);
+		break;
+	}
+}
+
+/**
+ * mc() - send an mconsole command to our UML
+ * @s:		supervisor
+ * @cmd:	command
+ * @reply:	reply text, may be NULL
+ * @len:	size of @reply
+ *
+ * Return: 0 if UML accepted it, negative errno or -EIO
+ */
+static int mc(struct sup *s, const char *cmd, char *reply, size_t len)
+{
+	char tmp[MC_MAX_DATA];
+	int e, rc;
+
+	if (!*s->st.mconsole)
+		return -ENOTCONN;
+	if (!reply) {
+		reply = tmp;
+		len = sizeof(tmp);
+	}
+	rc = mc_command(s->st.mconsole, cmd, reply, len, MC_TIMEOUT_MS, &e);
+	if (rc)
+		return rc;
+	return e ? -EIO : 0;
+}
+
+/**
+ * stop_start() - begin (or escalate) stopping the guest
+ * @s:		supervisor
+ * @hard:	skip the clean shutdown
+ */
+static void stop_start(struct sup *s, int hard)
+{
+	if (s->uml_done)
+		return;
+	if (s->stop == STOP_NONE) {
+		sd_notify_msg("STOPPING=1\nSTATUS=Shutting down the guest");
+		publish(s, "stopping");
+		if (!s->ready)
+			tell_starter(s, 0, EX_BOOT, "stopped while booting");
+	}
+	if (s->paused) {
+		mc(s, "go", NULL, 0);
+		s->paused = 0;
+	}
+	if (!hard && s->stop == STOP_NONE && !mc(s, "cad", NULL, 0)) {
+		s->stop = STOP_CAD;
+		s->stop_deadline = boot_ms() + s->c->stop_timeout * 1000ULL;
+		return;
+	}
+	if (!hard && s->stop <= STOP_CAD && !mc(s, "halt", NULL, 0)) {
+		s->stop = STOP_HALT;
+		s->stop_deadline = boot_ms() + HALT_TIMEOUT_MS;
+		return;
+	}
+	if (s->stop < STOP_KILL) {
+		/* UML's own SIGTERM handler would also kill its helpers,
+		 * but a wedged kernel may not run it: SIGKILL the group.
+		 */
+		kill(-s->uml, SIGKILL);
+		s->stop = STOP_KILL;
+		s->stop_deadline = boot_ms() + KILL_TIMEOUT_MS;
+	}
+}
+
+/**
+ * client_line() - execute one control command
+ * @s:		supervisor
+ * @c:		client
+ * @line:	command, NUL-terminated, without newline
+ */
+static void client_line(struct sup *s, struct client *c, const char *line)
+{
+	const char *ok = "OK\n";
+	char reply[600];
+
+	if (!strcmp(line, "console")) {
+		c->console = 1;
+	} else if (!strcmp(line, "stop")) {
+		stop_start(s, 0);
+	} else if (!strcmp(line, "kill")) {
+		stop_start(s, 1);
+	} else if (!strcmp(line, "pause") || !strcmp(line, "resume")) {
+		int p = line[0] == 'p';
+		int rc = mc(s, p ? "stop" : "go", NULL, 0);
+
+		if (rc) {
+			snprintf(reply, sizeof(reply), "ERR mconsole: %s\n",
+				 strerror(-rc));
+			ok = reply;
+		} else {
+			s->paused = p;
+			publish(s, p ? "paused" : (s->ready ? "running"
+							    : "booting"));
+		}
+	} else if (!strncmp(line, "type ", 5)) {
+		char buf[sizeof(c->buf) + 2];
+		size_t n = strlen(line + 5);
+
+		if (s->paused) {
+			ok = "ERR instance is paused\n";
+		} else {
+			/* ^U first: drop whatever half line sits there */
+			buf[0] = 0x15;
+			memcpy(buf + 1, line + 5, n);
+			buf[n + 1] = '\n';
+			write_all(s->cons_fd, buf, n + 2);
+		}
+	} else if (!strcmp(line, "ping")) {
+		ok = "OK\n";
+	} else {
+		ok = "ERR unknown request\n";
+	}
+	send(c->fd, ok, strlen(ok), MSG_NOSIGNAL);
+}
+
+/**
+ * client_in() - handle data from a control client
+ * @s:		supervisor
+ * @c:		client
+ */
+static void client_in(struct sup *s, struct client *c)
+{
+	ssize_t n;
+	char *nl;
+
+	if (c->console) {
+		char buf[4096];
+
+		n = recv(c->fd, buf, sizeof(buf), MSG_DONTWAIT);
+		if (n > 0 && !s->paused)
+			write_all(s->cons_fd, buf, n);
+		if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR)) {
+			close(c->fd);
+			c->fd = -1;
+		}
+		return;
+	}
+	n = recv(c->fd, c->buf + c->len, sizeof(c->buf) - 1 - c->len,
+		 MSG_DONTWAIT);
+	if (n <= 0) {
+		if (n == 0 || (errno != EAGAIN && errno != EINTR)) {
+			close(c->fd);
+			c->fd = -1;
+		}
+		return;
+	}
+	c->len += n;
+	c->buf[c->len] = 0;
+	while (!c->console && (nl = strchr(c->buf, '\n'))) {
+		size_t used = nl - c->buf + 1;
+
+		*nl = 0;
+		client_line(s, c, c->buf);
+		memmove(c->buf, c->buf + used, c->len - used + 1);
+		c->len -= used;
+	}
+	if (c->console && c->len) {
+		write_all(s->cons_fd, c->buf, c->len);
+		c->len = 0;
+	}
+	if (c->len == sizeof(c->buf) - 1) {
+		close(c->fd);
+		c->fd = -1;
+	}
+}
+
+/**
+ * accept_client() - accept a control connection
+ * @s:		supervisor
+ */
+static void accept_client(struct sup *s)
+{
+	int fd = accept4(s->listen_fd, NULL, NULL,
+			 SOCK_CLOEXEC | SOCK_NONBLOCK);
+	int i;
+
+	if (fd < 0)
+		return;
+	for (i = 0; i < MAX_CLIENTS; i++) {
+		if (s->cl[i].fd < 0) {
+			memset(&s->cl[i], 0, sizeof(s->cl[i]));
+			s->cl[i].fd = fd;
+			return;
+		}
+	}
+	send(fd, "ERR too many clients\n", 21, MSG_NOSIGNAL);
+	close(fd);
+}
+
+/**
+ * reap() - collect exited children
+ * @s:		supervisor
+ */
+static void reap(struct sup *s)
+{
+	int status;
+	pid_t pid;
+
+	while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
+		if (pid == s->uml) {
+			s->uml_done = 1;
+			s->uml_status = status;
+		} else if (pid == s->net.passt) {
+			warn("%s: passt exited (status %d): the guest has no network now; see %s/passt.log",
+			     s->in->name, status, s->in->state);
+			s->net.passt = 0;
+			s->st.passt = 0;
+			publish(s, NULL);
+		}
+	}
+}
+
+/**
+ * signal_in() - handle a signal from the signalfd
+ * @s:		supervisor
+ */
+static void signal_in(struct sup *s)
+{
+	struct signalfd_siginfo si;
+
+	while (read(s->sigfd, &si, sizeof(si)) == sizeof(si)) {
+		switch (si.ssi_signo) {
+		case SIGCHLD:
+			reap(s);
+			break;
+		case SIGTERM:
+		case SIGINT:
+		case SIGHUP:
+			/* a second signal while stopping escalates */
+			stop_start(s, s->stop != STOP_NONE);
+			break;
+		}
+	}
+}
+
+/**
+ * listen_unix() - create a listening stream socket
+ * @path:	where to bind it
+ *
+ * Return: socket, negative errno on failure
+ */
+static int listen_unix(const char *path)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	int fd;
+
+	if (strlen(path) >= sizeof(sa.sun_path))
+		return -ENAMETOOLONG;
+	strcpy(sa.sun_path, path);
+	unlink(path);
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (fd < 0)
+		return -errno;
+	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) || listen(fd, 8)) {
+		int rc = -errno;
+
+		close(fd);
+		return rc;
+	}
+	return fd;
+}
+
+/**
+ * build_argv() - the UML kernel command line
+ * @s:		supervisor
+ * @kernel:	kernel path
+ * @argv:	output vector, MAX_UML_ARGS entries
+ * @store:	storage for the strings
+ * @size:	size of @store
+ *
+ * Return: number of arguments, negative errno on failure
+ */
+static int build_argv(struct sup *s, const char *kernel, char **argv,
+		      char *store, size_t size)
+{
+	const struct inst *in = s->in;
+	const struct conf *c = s->c;
+	char mem[32], *tok, *save, cmdline[CONF_VALUE_MAX];
+	size_t o = 0;
+	int argc = 0, i, r;
+
+#define ADD(...) do {							\
+		int _n = snprintf(store + o, size - o, __VA_ARGS__);	\
+		if (_n < 0 || (size_t)_n >= size - o ||			\
+		    argc >= MAX_UML_ARGS - 1)				\
+			return -E2BIG;					\
+		argv[argc++] = store + o;				\
+		o += _n + 1;						\
+	} while (0)
+
+	ADD("%s", kernel);
+	format_size(c->memory, mem, sizeof(mem));
+	ADD("mem=%s", mem);
+	for (i = 0; i < CONF_MAX_DISKS; i++) {
+		char f[PATH_LEN], b[PATH_LEN];
+
+		if (!c->disk[i].set)
+			continue;
+		disk_abs(in, c->disk[i].file, f);
+		if (*c->disk[i].base) {
+			disk_abs(in, c->disk[i].base, b);
+			ADD("ubd%d=%s,%s", i, f, b);
+		} else {
+			ADD("ubd%d=%s", i, f);
+		}
+	}
+	ADD("root=/dev/ubda");
+	/* umid only names UML's directory (and xterm titles); keep the
+	 * mconsole path within sun_path, else fall back to a short umid.
+	 */
+	if (strlen(in->run) + 1 + strlen(in->name) + sizeof("/mconsole") <=
+	    SUN_PATH_MAX)
+		ADD("umid=%s", in->name);
+	else
+		ADD("umid=uml");
+	ADD("uml_dir=%s/", in->run);
+	ADD("mconsole=notify:%s/%s", in->run, NOTIFY_SOCK);
+	ADD("con=null");
+	ADD("ssl=null");
+	ADD("con0=fd:0,fd:1");
+	ADD("umarm.hostfs=%s/%s", in->state, EXCHANGE_DIR);
+	ADD("umarm.name=%s", in->name);
+	if (c->cpus > 1)
+		ADD("ncpus=%u", c->cpus);
+	r = net_uml_arg(&s->net, store + o, size - o);
+	if (r < 0)
+		return r;
+	if (r > 0) {
+		argv[argc++] = store + o;
+		o += strlen(store + o) + 1;
+	}
+	snprintf(cmdline, sizeof(cmdline), "%s", c->cmdline);
+	for (tok = strtok_r(cmdline, " \t", &save); tok;
+	     tok = strtok_r(NULL, " \t", &save))
+		ADD("%s", tok);
+#undef ADD
+	argv[argc] = NULL;
+	return argc;
+}
+
+/**
+ * spawn_uml() - start the kernel
+ * @s:		supervisor
+ * @argv:	command line
+ * @cons:	UML's end of the console socketpair
+ * @oldmask:	signal mask to restore in the child
+ *
+ * Return: 0 on success, negative errno on failure
+ */
+static int spawn_uml(struct sup *s, char **argv, int cons,
+		     const sigset_t *oldmask)
+{
+	pid_t pid = fork();
+
+	if (pid < 0)
+		return -errno;
+	if (!pid) {
+		int i;
+
+		/* Own process group: a terminal's ^C reaches us, not UML */
+		setpgid(0, 0);
+		prctl(PR_SET_PDEATHSIG, SIGTERM);
+		sigprocmask(SIG_SETMASK, oldmask, NULL);
+		for (i = 1; i < NSIG; i++)
+			signal(i, SIG_DFL);
+		dup2(cons, 0);
+		dup2(cons, 1);
+		dup2(cons, 2);
+		if (s->net.uml_fd >= 0) {
+			dup2(s->net.uml_fd, 3);
+			set_cloexec(3, 0);
+		}
+		if (chdir(s->in->state))
+			_exit(126);
+		execv(argv[0], argv);
+		dprintf(2, "umarmctl: exec %s: %s\n", argv[0],
+			strerror(errno));
+		_exit(127);
+	}
+	setpgid(pid, pid);
+	s->uml = pid;
+	return 0;
+}
+
+/**
+ * loop() - the event loop, until UML has exited
+ * @s:		supervisor
+ */
+static void loop(struct sup *s)
+{
+	while (!s->uml_done) {
+		struct pollfd p[8 + MAX_CLIENTS];
+		int n = 0, i, timeout = -1, cons_i = -1, nf_i, ls_i, ufd_i = -1;
+		int pfd_i = -1, cl_i[MAX_CLIENTS];
+		uint64_t now = boot_ms(), deadline = 0;
+
+		if (!s->ready)
+			deadline = s->ready_deadline;
+		if (s->stop != STOP_NONE)
+			deadline = s->stop_deadline;
+		if (deadline)
+			timeout = deadline > now ? (int)(deadline - now) : 0;
+
+		p[n++] = (struct pollfd){ .fd = s->sigfd, .events = POLLIN };
+		nf_i = n;
+		p[n++] = (struct pollfd){ .fd = s->notify_fd,
+					  .events = POLLIN };
+		ls_i = n;
+		p[n++] = (struct pollfd){ .fd = s->listen_fd,
+					  .events = POLLIN };
+		if (s->cons_fd >= 0) {
+			cons_i = n;
+			p[n++] = (struct pollfd){ .fd = s->cons_fd,
+						  .events = POLLIN };
+		}
+		if (s->net.ufd >= 0 && s->net.passt) {
+			ufd_i = n;
+			/* backpressure: stop reading UML while passt lags */
+			p[n++] = (struct pollfd){ .fd = s->net.ufd,
+				.events = s->net.outlen ? 0 : POLLIN };
+			pfd_i = n;
+			p[n++] = (struct pollfd){ .fd = s->net.pfd,
+				.events = POLLIN |
+					  (s->net.outlen ? POLLOUT : 0) };
+		}
+		for (i = 0; i < MAX_CLIENTS; i++) {
+			cl_i[i] = -1;
+			if (s->cl[i].fd < 0)
+				continue;
+			cl_i[i] = n;
+			p[n++] = (struct pollfd){ .fd = s->cl[i].fd,
+						  .events = POLLIN };
+		}
+
+		if (poll(p, n, timeout) < 0 && errno != EINTR)
+			break;
+
+		if (p[0].revents)
+			signal_in(s);
+		if (p[nf_i].revents)
+			notify_in(s);
+		if (p[ls_i].revents)
+			accept_client(s);
+		if (cons_i >= 0 && p[cons_i].revents &&
+		    console_in(s) == -EPIPE) {
+			close(s->cons_fd);
+			s->cons_fd = -1;
+		}
+		if (ufd_i >= 0) {
+			if (p[ufd_i].revents & POLLIN)
+				net_from_uml(&s->net);
+			if (p[pfd_i].revents & POLLOUT)
+				net_flush_passt(&s->net);
+			if (p[pfd_i].revents & (POLLIN | POLLHUP) &&
+			    net_from_passt(&s->net) == -EPROTO)
+				warn("%s: bad frame length from passt",
+				     s->in->name);
+		}
+		for (i = 0; i < MAX_CLIENTS; i++)
+			if (cl_i[i] >= 0 && p[cl_i[i]].revents &&
+			    s->cl[i].fd >= 0)
+				client_in(s, &s->cl[i]);
+
+		now = boot_ms();
+		if (!s->ready && s->stop == STOP_NONE &&
+		    now >= s->ready_deadline) {
+			char msg[384];
+
+			snprintf(msg, sizeof(msg),
+				 "%s: guest did not report booted within %us (ready-timeout); see 'umarmctl logs %s'",
+				 s->in->name, s->c->ready_timeout,
+				 s->in->name);
+			fail_boot(s, EX_TIMEOUT, msg);
+			stop_start(s, 0);
+		} else if (s->stop != STOP_NONE && now >= s->stop_deadline) {
+			stop_start(s, s->stop == STOP_HALT);
+		}
+		if (*s->fail && s->stop == STOP_NONE)
+			stop_start(s, 0);
+	}
+	/* drain the last console output */
+	while (s->cons_fd >= 0 && console_in(s) == 0) {
+		struct pollfd p = { .fd = s->cons_fd, .events = POLLIN };
+
+		if (poll(&p, 1, 0) <= 0)
+			break;
+	}
+}
+
+/**
+ * exit_text() - describe how UML ended
+ * @s:		supervisor
+ * @buf:	output
+ * @len:	size of @buf
+ */
+static void exit_text(struct sup *s, char *buf, size_t len)
+{
+	int st = s->uml_status;
+
+	if (WIFEXITED(st))
+		snprintf(buf, len, "exit code %d", WEXITSTATUS(st));
+	else if (WIFSIGNALED(st))
+		snprintf(buf, len, "killed by signal %d (%s)", WTERMSIG(st),
+			 strsignal(WTERMSIG(st)));
+	else
+		snprintf(buf, len, "status %d", st);
+}
+
+/**
+ * supervise() - run an instance until its kernel exits
+ * @in:		instance
+ * @c:		its configuration (validated)
+ * @ready_fd:	pipe to "umarmctl start", or -1
+ *
+ * Return: exit code for umarmctl: 0 if the guest ran and stopped cleanly
+ */
+int supervise(const struct inst *in, const struct conf *c, int ready_fd)
+{
+	char kernel[PATH_LEN], path[PATH_LEN], prefix[96], *argv[MAX_UML_ARGS];
+	char *store = NULL, how[96];
+	int runlock, sp[2], rc, i;
+	sigset_t mask, oldmask;
+	struct sup *s;
+
+	snprintf(prefix, sizeof(prefix), "umarmctl[%s]", in->name);
+	log_set_prefix(prefix);
+
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return EX_FAIL;
+	s->in = in;
+	s->c = c;
+	s->ready_fd = ready_fd;
+	s->sigfd = s->notify_fd = s->listen_fd = s->cons_fd = s->log_fd = -1;
+	s->net.ufd = s->net.pfd = s->net.uml_fd = -1;
+	for (i = 0; i < MAX_CLIENTS; i++)
+		s->cl[i].fd = -1;
+
+	runlock = lock_take(in, LOCK_RUN, 1, 2000);
+	if (runlock < 0) {
+		snprintf(how, sizeof(how), "%s: already running", in->name);
+		fail_boot(s, EX_STATE, how);
+		free(s);
+		return EX_STATE;
+	}
+
+	if (kernel_check(in->name, c, kernel) ||
+	    flavour_check(in->name, *c->flavour ? c->flavour
+					       : host_default_flavour())) {
+		tell_starter(s, 0, EX_HOST, "host check failed");
+		rc = EX_HOST;
+		goto out_lock;
+	}
+	if (disk_check(in, c, 1)) {
+		tell_starter(s, 0, EX_STATE, "disk check failed");
+		rc = EX_STATE;
+		goto out_lock;
+	}
+
+	/* Runtime directory: ours alone; stale files of a crash go */
+	rc = mkdir_p(in->sc->rundir, in->sc->user ? 0700 : 0755);
+	if (!rc) {
+		rm_rf(in->run);
+		rc = mkdir(in->run, 0700) ? -errno : 0;
+	}
+	if (rc) {
+		err("%s: cannot create %s: %s", in->name, in->run,
+		    strerror(-rc));
+		tell_starter(s, 0, EX_FAIL, "cannot create runtime directory");
+		rc = EX_FAIL;
+		goto out_lock;
+	}
+	inst_path(in, path, 0, EXCHANGE_DIR);
+	mkdir_p(path, 0700);
+	pathf(path, "%s/%s/jobs", in->state, EXCHANGE_DIR);
+	rm_rf(path);
+	mkdir_p(path, 0700);
+	inst_path(in, s->state_path, 1, STATE_FILE);
+
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGCHLD);
+	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGINT);
+	sigaddset(&mask, SIGHUP);
+	sigprocmask(SIG_BLOCK, &mask, &oldmask);
+	signal(SIGPIPE, SIG_IGN);
+	s->sigfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
+
+	inst_path(in, path, 1, NOTIFY_SOCK);
+	s->notify_fd = mc_bind_notify(path);
+	inst_path(in, path, 1, CONTROL_SOCK);
+	s->listen_fd = listen_unix(path);
+	if (s->sigfd < 0 || s->notify_fd < 0 || s->listen_fd < 0 ||
+	    socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sp)) {
+		err("%s: cannot create sockets in %s: %s", in->name, in->run,
+		    strerror(errno));
+		tell_starter(s, 0, EX_FAIL, "cannot create sockets");
+		rc = EX_FAIL;
+		goto out;
+	}
+	s->cons_fd = sp[0];
+	set_nonblock(s->cons_fd);
+
+	inst_path(in, path, 0, CONSOLE_LOG);
+	s->log_fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC,
+			 0640);
+	if (s->log_fd >= 0) {
+		struct stat st;
+		char hdr[256];
+		time_t t = time(NULL);
+
+		if (!fstat(s->log_fd, &st))
+			s->log_size = st.st_size;
+		strftime(how, sizeof(how), "%Y-%m-%d %H:%M:%S", localtime(&t));
+		snprintf(hdr, sizeof(hdr), "-- umarmctl: %s started %s --\n",
+			 in->name, how);
+		log_console(s, hdr, strlen(hdr));
+	}
+
+	s->st.supervisor = getpid();
+	snprintf(s->st.net, sizeof(s->st.net), "none");
+	publish(s, "starting");
+
+	if (net_start(&s->net, in, c)) {
+		close(sp[1]);
+		tell_starter(s, 0, EX_FAIL, "network setup failed");
+		rc = EX_FAIL;
+		goto out;
+	}
+	s->st.passt = s->net.passt;
+	snprintf(s->st.net, sizeof(s->st.net), "%s",
+		 net_backend_name(&s->net));
+
+	store = malloc(65536);
+	rc = store ? build_argv(s, kernel, argv, store, 65536) : -ENOMEM;
+	if (rc < 0) {
+		close(sp[1]);
+		err("%s: kernel command line too long", in->name);
+		tell_starter(s, 0, EX_CONFIG, "kernel command line too long");
+		rc = EX_CONFIG;
+		goto out;
+	}
+	if (log_verbose) {
+		for (i = 0; argv[i]; i++)
+			fprintf(stderr, "%s%s", i ? " " : "umarmctl: exec ",
+				argv[i]);
+		fputc('\n', stderr);
+	}
+
+	s->t0 = boot_ms();
+	s->ready_deadline = s->t0 + c->ready_timeout * 1000ULL;
+	s->st.started = now_ms();
+	rc = spawn_uml(s, argv, sp[1], &oldmask);
+	close(sp[1]);
+	if (s->net.uml_fd >= 0) {
+		close(s->net.uml_fd);
+		s->net.uml_fd = -1;
+	}
+	if (rc) {
+		err("%s: cannot start %s: %s", in->name, kernel,
+		    strerror(-rc));
+		tell_starter(s, 0, EX_FAIL, "fork failed");
+		rc = EX_FAIL;
+		goto out;
+	}
+	s->st.uml = s->uml;
+	publish(s, "booting");
+	sd_notify_msg("STATUS=Booting the guest");
+
+	loop(s);
+
+	exit_text(s, how, sizeof(how));
+	if (!s->ready && !*s->fail) {
+		char msg[384];
+
+		snprintf(msg, sizeof(msg),
+			 "%s: kernel exited before the guest booted (%s); see 'umarmctl logs %s'",
+			 in->name, how, in->name);
+		fail_boot(s, EX_BOOT, msg);
+	}
+	if (*s->fail) {
+		rc = s->exit_code;
+		snprintf(s->st.exit, sizeof(s->st.exit), "%.127s", s->fail);
+		snprintf(s->st.status, sizeof(s->st.status), "failed");
+	} else if (s->stop != STOP_NONE || (WIFEXITED(s->uml_status) &&
+					   !WEXITSTATUS(s->uml_status))) {
+		/* stopped by us, or the guest powered itself off */
+		rc = 0;
+		snprintf(s->st.exit, sizeof(s->st.exit), "%s", how);
+		snprintf(s->st.status, sizeof(s->st.status), "stopped");
+	} else {
+		rc = EX_FAIL;
+		snprintf(s->st.exit, sizeof(s->st.exit), "%s", how);
+		snprintf(s->st.status, sizeof(s->st.status), "failed");
+	}
+	info("%s: %s (%s)", in->name, s->st.status, how);
+
+out:
+	net_stop(&s->net);
+	if (s->uml > 0 && !s->uml_done) {
+		kill(-s->uml, SIGKILL);
+		waitpid(s->uml, NULL, 0);
+	}
+	for (i = 0; i < MAX_CLIENTS; i++)
+		if (s->cl[i].fd >= 0)
+			close(s->cl[i].fd);
+	if (s->log_fd >= 0)
+		close(s->log_fd);
+	if (!*s->st.status || !strcmp(s->st.status, "starting"))
+		snprintf(s->st.status, sizeof(s->st.status), "failed");
+	s->st.passt = 0;
+	inst_path(in, path, 0, LAST_FILE);
+	state_write(path, &s->st);
+	rm_rf(in->run);
+	tell_starter(s, 0, rc ? rc : EX_BOOT, "stopped");
+	free(store);
+out_lock:
+	lock_release(runlock);
+	free(s);
+	return rc;
+}
+
+/**
+ * ctl_connect() - connect to the control socket of a running instance
+ * @in:		instance
+ *
+ * Return: socket, negative errno on failure
+ */
+int ctl_connect(const struct inst *in)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	char path[PATH_LEN];
+	int fd;
+
+	inst_path(in, path, 1, CONTROL_SOCK);
+	if (strlen(path) >= sizeof(sa.sun_path))
+		return -ENAMETOOLONG;
+	strcpy(sa.sun_path, path);
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa))) {
+		int rc = -errno;
+
+		close(fd);
+		return rc;
+	}
+	return fd;
+}
+
+/**
+ * ctl_request() - send one control request and read its one-line reply
+ * @in:		instance
+ * @req:	request, without newline
+ * @reply:	reply line, without newline
+ * @len:	size of @reply
+ *
+ * Return: 0 on "OK", -EIO on "ERR ..." (text in @reply), negative errno
+ */
+int ctl_request(const struct inst *in, const char *req, char *reply,
+		size_t len)
+{
+	char buf[1100];
+	size_t o = 0;
+	int fd, rc;
+
+	if (len)
+		*reply = 0;
+	fd = ctl_connect(in);
+	if (fd < 0)
+		return fd;
+	snprintf(buf, sizeof(buf), "%s\n", req);
+	rc = write_all(fd, buf, strlen(buf));
+	while (!rc && o < sizeof(buf) - 1) {
+		struct pollfd p = { .fd = fd, .events = POLLIN };
+		ssize_t n;
+
+		if (poll(&p, 1, 10000) <= 0) {
+			rc = -ETIMEDOUT;
+			break;
+		}
+		n = read(fd, buf + o, sizeof(buf) - 1 - o);
+		if (n <= 0) {
+			rc = -ECONNRESET;
+			break;
+		}
+		o += n;
+		buf[o] = 0;
+		if (strchr(buf, '\n'))
+			break;
+	}
+	close(fd);
+	if (rc)
+		return rc;
+	buf[strcspn(buf, "\n")] = 0;
+	if (!strcmp(buf, "OK"))
+		return 0;
+	if (len)
+		snprintf(reply, len, "%s", strncmp(buf, "ERR ", 4) ? buf
+								   : buf + 4);
+	return -EIO;
+}

@@ -1,0 +1,23 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later
+ * umarmctl - manage User-Mode Linux instances
+ *
+ * supervise.h - run one instance: UML, passt, console, readiness
+ */
+
+#ifndef UMARM_SUPERVISE_H
+#define UMARM_SUPERVISE_H
+
+#include "conf.h"
+#include "paths.h"
+
+#define CONTROL_SOCK	"control"	/* in the runtime directory */
+#define NOTIFY_SOCK	"notify"
+#define CONSOLE_LOG	"console.log"	/* in the state directory */
+#define EXCHANGE_DIR	"exchange"	/* hostfs-shared, /host in the guest */
+
+int supervise(const struct inst *in, const struct conf *c, int ready_fd);
+int ctl_connect(const struct inst *in);
+int ctl_request(const struct inst *in, const char *req, char *reply,
+		size_t len);
+
+#endif /* UMARM_SUPERVISE_H */

@@ -1,0 +1,91 @@
+#!/bin/sh
+# mkimage.sh - build a throwaway busybox guest image for the umarmctl tests
+#
+# Usage: mkimage.sh OUTPUT.img
+#
+# The image follows the contract of the project's images/ recipes, so the
+# tests exercise umarmctl the way real images will be used:
+#   - init prints UMARM_BOOT_OK on the console once booted;
+#   - umarm.hostfs=DIR on the kernel command line mounts DIR on /host;
+#   - umarm.run=PATH runs PATH, prints "UMARM_RUN_DONE rc=N", powers off;
+#   - otherwise a root shell runs on the console (busybox init respawns
+#     it), and ctrl-alt-del (mconsole cad) powers off cleanly;
+#   - a vec0 interface, if any, is configured with DHCP.
+# Needs busybox-static and e2fsprogs on the host; no root.
+
+set -eu
+
+[ $# -eq 1 ] || { echo "usage: $0 OUTPUT.img" >&2; exit 2; }
+out=$1
+bb=$(command -v busybox || true)
+[ -n "$bb" ] || { echo "$0: busybox (busybox-static) is not installed" >&2; exit 1; }
+file -L "$bb" | grep -q 'statically linked' ||
+	{ echo "$0: $bb is not static: apt install busybox-static" >&2; exit 1; }
+
+root=$(mktemp -d)
+trap 'rm -rf "$root"' EXIT
+mkdir -p "$root/bin" "$root/sbin" "$root/etc" "$root/proc" "$root/sys" \
+	"$root/dev" "$root/host" "$root/tmp" "$root/root" "$root/usr/bin" \
+	"$root/usr/sbin" "$root/var/run"
+cp "$bb" "$root/bin/busybox"
+for app in $("$bb" --list-full); do
+	[ -e "$root/$app" ] || ln -s /bin/busybox "$root/$app"
+done
+
+cat > "$root/etc/inittab" <<'EOT'
+::sysinit:/etc/rc.sysinit
+::respawn:-/bin/cttyhack /bin/sh
+::ctrlaltdel:/sbin/poweroff
+::shutdown:/bin/umount -a -r
+EOT
+
+cat > "$root/etc/rc.sysinit" <<'EOT'
+#!/bin/sh
+export PATH=/sbin:/bin:/usr/sbin:/usr/bin
+mount -t proc proc /proc
+mount -t sysfs sys /sys
+mount -t devtmpfs dev /dev 2>/dev/null
+mount -t tmpfs tmp /tmp
+mount -o remount,rw /
+run= hfs= name=
+for a in $(cat /proc/cmdline); do
+	case $a in
+	umarm.run=*) run=${a#umarm.run=} ;;
+	umarm.hostfs=*) hfs=${a#umarm.hostfs=} ;;
+	umarm.name=*) name=${a#umarm.name=} ;;
+	esac
+done
+[ -n "$name" ] && hostname "$name"
+[ -n "$hfs" ] && mount -t hostfs -o "$hfs" hostfs /host
+if [ -e /sys/class/net/vec0 ]; then
+	ip link set lo up
+	ip link set vec0 up
+	udhcpc -i vec0 -q -n -t 5 -s /etc/udhcpc.script >/dev/null 2>&1
+fi
+echo UMARM_BOOT_OK
+if [ -n "$run" ]; then
+	sh "$run"
+	echo "UMARM_RUN_DONE rc=$?"
+	sync
+	poweroff -f
+fi
+EOT
+
+cat > "$root/etc/udhcpc.script" <<'EOT'
+#!/bin/sh
+case $1 in
+bound|renew)
+	ip addr add "$ip/${mask:-24}" dev "$interface"
+	for r in $router; do ip route add default via "$r"; break; done
+	: > /etc/resolv.conf
+	for d in $dns; do echo "nameserver $d" >> /etc/resolv.conf; done
+	;;
+esac
+EOT
+chmod 755 "$root/etc/rc.sysinit" "$root/etc/udhcpc.script"
+echo 'root:x:0:0:root:/root:/bin/sh' > "$root/etc/passwd"
+echo 'root:x:0:' > "$root/etc/group"
+
+rm -f "$out"
+mkfs.ext4 -q -F -L umarm-test -d "$root" "$out" 32M >&2
+echo "$out"

@@ -1,0 +1,391 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* umarmctl - manage User-Mode Linux instances
+ *
+ * unit.c - unit tests: configuration parser, name rules, sizes, mconsole
+ *	    framing (including a fake UML answering on a real socket)
+ *
+ * Prints "PASS name" or "FAIL name: why" per case; exits 1 on any failure.
+ */
+
+#include <errno.h>
+#include <stddef.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+
+#include "conf.h"
+#include "mconsole.h"
+#include "name.h"
+#include "util.h"
+
+static int failures, cases;
+
+#define CHECK(name, cond, ...) do {					\
+		cases++;						\
+		if (cond) {						\
+			printf("PASS %s\n", name);			\
+		} else {						\
+			failures++;					\
+			printf("FAIL %s: ", name);			\
+			printf(__VA_ARGS__);				\
+			printf("\n");					\
+		}							\
+	} while (0)
+
+/**
+ * parse() - parse a configuration string
+ * @text:	configuration
+ * @c:		result
+ * @e:		error
+ *
+ * Return: conf_parse() result
+ */
+static int parse(const char *text, struct conf *c, struct conf_error *e)
+{
+	conf_defaults(c);
+	memset(e, 0, sizeof(*e));
+	return conf_parse(c, text, strlen(text), e);
+}
+
+/**
+ * test_conf() - the configuration parser
+ */
+static void test_conf(void)
+{
+	static char big[CONF_MAX_SIZE];
+	struct conf_error e;
+	struct conf c, d;
+	int rc, n;
+
+	rc = parse("# comment\n; other comment\n\n"
+		   "  image = minimal  \n"
+		   "flavour=16k\n"
+		   "memory = 512M\n"
+		   "cpus = 2\n"
+		   "disk0 = root.cow,/usr/share/umarm/images/minimal.img\n"
+		   "disk3 = /srv/data.img\r\n"
+		   "network = passt\n"
+		   "network-backend = relay\n"
+		   "port = 8080:80\n"
+		   "port = udp:127.0.0.1:5353:53\n"
+		   "ready = LOGIN_OK\n"
+		   "ready-timeout = 30\n"
+		   "stop-timeout = 5\n"
+		   "cmdline = quiet loglevel=3 seccomp=on\n"
+		   "usb = 1-2.1\n", &c, &e);
+	CHECK("conf.valid", rc == 0, "rc=%d line %d: %s", rc, e.line, e.msg);
+	CHECK("conf.values", !strcmp(c.image, "minimal") &&
+	      !strcmp(c.flavour, "16k") && c.memory == 512ULL << 20 &&
+	      c.cpus == 2 && c.disk[0].set && !strcmp(c.disk[0].file,
+						      "root.cow") &&
+	      !strcmp(c.disk[0].base, "/usr/share/umarm/images/minimal.img") &&
+	      c.disk[3].set && !strcmp(c.disk[3].file, "/srv/data.img") &&
+	      !c.disk[1].set && c.net == NET_PASST &&
+	      c.net_backend == NETB_RELAY && c.nports == 2 &&
+	      c.port[0].host == 8080 && c.port[0].guest == 80 &&
+	      !c.port[0].udp && c.port[1].udp &&
+	      !strcmp(c.port[1].addr, "127.0.0.1") && c.port[1].host == 5353 &&
+	      c.nready == 1 && c.ready_timeout == 30 && c.stop_timeout == 5 &&
+	      !strcmp(c.cmdline, "quiet loglevel=3 seccomp=on") &&
+	      c.nusb == 1, "values differ");
+
+	n = conf_format(&c, big, sizeof(big));
+	rc = n > 0 ? (conf_defaults(&d), conf_parse(&d, big, n, &e)) : -1;
+	CHECK("conf.roundtrip", !rc && d.memory == c.memory &&
+	      d.nports == 2 && !strcmp(d.disk[0].base, c.disk[0].base) &&
+	      d.port[1].udp && !strcmp(d.cmdline, c.cmdline) &&
+	      d.net_backend == NETB_RELAY,
+	      "rc=%d: %s\n%s", rc, e.msg, big);
+
+	rc = parse("disk0 = r.img\n", &c, &e);
+	CHECK("conf.defaults", !rc && c.memory == 256ULL << 20 &&
+	      c.cpus == 1 && c.net == NET_NONE && c.ready_timeout == 120 &&
+	      c.exec_console == 1, "rc=%d", rc);
+
+#define BAD(name, text, want_line, want) do {				\
+		rc = parse(text, &c, &e);				\
+		CHECK(name, rc == -EINVAL && e.line == (want_line) &&	\
+		      strstr(e.msg, want),				\
+		      "rc=%d line=%d msg='%s'", rc, e.line, e.msg);	\
+	} while (0)
+
+	BAD("conf.unknown_key", "disk0 = a\nmemroy = 1G\n", 2, "unknown key");
+	BAD("conf.no_equals", "disk0 = a\nmemory 1G\n", 2, "key = value");
+	BAD("conf.empty_key", "= 3\n", 1, "missing key");
+	BAD("conf.bad_key_chars", "Memory = 1G\n", 1, "invalid key");
+	BAD("conf.duplicate", "disk0 = a\nmemory = 1G\nmemory = 2G\n", 3,
+	    "set twice");
+	BAD("conf.dup_disk", "disk0 = a\ndisk0 = b\n", 2, "set twice");
+	BAD("conf.bad_flavour", "flavour = 64k\n", 1, "not 4k or 16k");
+	BAD("conf.bad_memory", "memory = lots\n", 1, "not a size");
+	BAD("conf.tiny_memory", "memory = 1M\n", 1, "not a size");
+	BAD("conf.neg_memory", "memory = -5M\n", 1, "not a size");
+	BAD("conf.bad_cpus", "cpus = 0\n", 1, "number from 1");
+	BAD("conf.many_cpus", "cpus = 1000\n", 1, "number from 1");
+	BAD("conf.disk_index", "disk16 = x\n", 1, "disk0 to disk15");
+	BAD("conf.disk_leading0", "disk01 = x\n", 1, "disk0 to disk15");
+	BAD("conf.disk_empty", "disk0 =\n", 1, "FILE or FILE,BACKING");
+	BAD("conf.disk_2commas", "disk0 = a,b,c\n", 1, "FILE or FILE,BACKING");
+	BAD("conf.bad_port", "port = 80\n", 1, "HOST:GUEST");
+	BAD("conf.port_range", "port = 70000:80\n", 1, "HOST:GUEST");
+	BAD("conf.port_zero", "port = 0:80\n", 1, "HOST:GUEST");
+	BAD("conf.bad_net", "network = tap\n", 1, "none or passt");
+	BAD("conf.bad_timeout", "ready-timeout = soon\n", 1, "seconds");
+	BAD("conf.bad_usb", "usb = ../x\n", 1, "bus id");
+	BAD("conf.bad_exec", "exec = ssh\n", 1, "console or none");
+	BAD("conf.no_root", "memory = 1G\n", 0, "no root disk");
+	rc = parse("disk0 = a\nmemory = 1G\0\n", &c, &e);
+	conf_defaults(&c);
+	rc = conf_parse(&c, "disk0 = a\n\0x", 12, &e);
+	CHECK("conf.nul", rc == -EINVAL && strstr(e.msg, "NUL"), "rc=%d", rc);
+
+	memset(big, 'a', CONF_LINE_MAX + 10);
+	big[CONF_LINE_MAX + 10] = 0;
+	rc = parse(big, &c, &e);
+	CHECK("conf.long_line", rc == -EINVAL && strstr(e.msg, "longer"),
+	      "rc=%d %s", rc, e.msg);
+	conf_defaults(&c);
+	rc = conf_parse(&c, big, CONF_MAX_SIZE + 1, &e);
+	CHECK("conf.too_big", rc == -EINVAL && strstr(e.msg, "larger"),
+	      "rc=%d %s", rc, e.msg);
+
+	/* truncated file (kill -9 of a non-atomic writer): still an error,
+	 * not a crash or a silently different configuration
+	 */
+	rc = parse("disk0 = root.cow,/x\nmemory = 25", &c, &e);
+	CHECK("conf.truncated_value", rc == -EINVAL && e.line == 2,
+	      "rc=%d", rc);
+	rc = parse("disk0 = root.cow,/x\nmemo", &c, &e);
+	CHECK("conf.truncated_key", rc == -EINVAL && e.line == 2, "rc=%d", rc);
+#undef BAD
+}
+
+/**
+ * test_names() - instance name rules
+ */
+static void test_names(void)
+{
+	char n63[64], n64[65];
+
+	memset(n63, 'a', 63);
+	n63[63] = 0;
+	memset(n64, 'a', 64);
+	n64[64] = 0;
+	CHECK("name.simple", !name_check("dev"), "rejected");
+	CHECK("name.chars", !name_check("web-1.test_2"), "rejected");
+	CHECK("name.63", !name_check(n63), "rejected");
+	CHECK("name.64", name_check(n64) != NULL, "accepted");
+	CHECK("name.empty", name_check("") != NULL, "accepted");
+	CHECK("name.slash", name_check("a/b") != NULL, "accepted");
+	CHECK("name.dotdot", name_check("..") != NULL, "accepted");
+	CHECK("name.dot", name_check(".") != NULL, "accepted");
+	CHECK("name.a..b", name_check("a..b") != NULL, "accepted");
+	CHECK("name.leading_dash", name_check("-rf") != NULL, "accepted");
+	CHECK("name.space", name_check("a b") != NULL, "accepted");
+	CHECK("name.utf8", name_check("caf\xc3\xa9") != NULL, "accepted");
+	CHECK("name.at", name_check("a@b") != NULL, "accepted (systemd %%i)");
+}
+
+/**
+ * test_sizes() - parse_size() and format_size()
+ */
+static void test_sizes(void)
+{
+	uint64_t v;
+	char buf[32];
+
+	CHECK("size.M", !parse_size("256M", &v) && v == 256ULL << 20, "failed");
+	CHECK("size.GiB", !parse_size("4GiB", &v) && v == 4ULL << 30, "failed");
+	CHECK("size.bytes", !parse_size("1048576", &v) && v == 1048576, "failed");
+	CHECK("size.junk", parse_size("4X", &v) == -EINVAL, "failed");
+	CHECK("size.empty", parse_size("", &v) == -EINVAL, "failed");
+	CHECK("size.overflow", parse_size("99999999999T", &v) == -ERANGE, "failed");
+	format_size(512ULL << 20, buf, sizeof(buf));
+	CHECK("size.format", !strcmp(buf, "512M"), "%s", buf);
+	format_size(1000, buf, sizeof(buf));
+	CHECK("size.format_odd", !strcmp(buf, "1000"), "%s", buf);
+}
+
+/**
+ * fake_uml() - answer mconsole requests like arch/um/drivers/mconsole_user.c
+ * @path:	socket to bind
+ * @ready:	pipe to signal once bound
+ *
+ * "long" gets a 3-datagram reply with more=1 on the first two, "bad" an
+ * error, anything else its text echoed.  Exits after "quit".
+ */
+static void fake_uml(const char *path, int ready)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX }, from;
+	int fd = socket(AF_UNIX, SOCK_DGRAM, 0);
+
+	strcpy(sa.sun_path, path);
+	unlink(path);
+	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)))
+		_exit(1);
+	if (write(ready, "x", 1) != 1)
+		_exit(1);
+	for (;;) {
+		struct mc_request req;
+		struct mc_reply rep;
+		socklen_t fl = sizeof(from);
+		ssize_t n = recvfrom(fd, &req, sizeof(req), 0,
+				     (struct sockaddr *)&from, &fl);
+		int i, parts = 1;
+
+		if (n < (ssize_t)offsetof(struct mc_request, data) ||
+		    req.magic != MC_MAGIC || req.version != MC_VERSION ||
+		    req.len >= MC_MAX_DATA)
+			_exit(2);
+		req.data[req.len] = 0;
+		if (!strcmp(req.data, "long"))
+			parts = 3;
+		for (i = 0; i < parts; i++) {
+			memset(&rep, 0, sizeof(rep));
+			rep.err = !strcmp(req.data, "bad");
+			rep.more = i < parts - 1;
+			snprintf(rep.data, sizeof(rep.data), "%.500s#%d",
+				 req.data, i);
+			rep.len = strlen(rep.data) + 1;	/* UML counts NUL */
+			sendto(fd, &rep, MC_REPLY_HDR + rep.len, 0,
+			       (struct sockaddr *)&from, fl);
+		}
+		if (!strcmp(req.data, "quit"))
+			_exit(0);
+	}
+}
+
+/**
+ * test_mconsole() - request/reply/notify framing, and a real exchange
+ */
+static void test_mconsole(void)
+{
+	char buf[600], out[2048], path[64];
+	struct mc_request req;
+	struct mc_reply *rep = (struct mc_reply *)buf;
+	struct mc_notify *nt = (struct mc_notify *)buf;
+	const char *data;
+	uint32_t e, more, type;
+	size_t len;
+	int n, p[2], st, uerr;
+	pid_t pid;
+
+	n = mc_build_request(&req, "config ubd1=/x");
+	CHECK("mc.request", n == (int)sizeof(req) && req.magic == 0xcafebabe &&
+	      req.version == 2 && req.len == 14 &&
+	      !memcmp(req.data, "config ubd1=/x", 14), "n=%d", n);
+	/* UML refuses len >= MCONSOLE_MAX_DATA */
+	memset(out, 'x', 600);
+	out[512] = 0;
+	CHECK("mc.request_too_long", mc_build_request(&req, out) == -E2BIG,
+	      "accepted 512 bytes");
+	out[511] = 0;
+	CHECK("mc.request_max", mc_build_request(&req, out) > 0,
+	      "refused 511 bytes");
+
+	memset(buf, 0, sizeof(buf));
+	rep->err = 1;
+	rep->more = 0;
+	strcpy(rep->data, "Unknown command");
+	rep->len = 16;
+	CHECK("mc.reply", !mc_parse_reply(buf, MC_REPLY_HDR + 16, &e, &more,
+					  &data, &len) && e == 1 && !more &&
+	      len == 15 && !memcmp(data, "Unknown command", 15), "bad parse");
+	CHECK("mc.reply_short", mc_parse_reply(buf, 8, &e, &more, &data,
+					       &len) == -EPROTO, "accepted");
+	CHECK("mc.reply_len_past_end",
+	      mc_parse_reply(buf, MC_REPLY_HDR + 4, &e, &more, &data,
+			     &len) == -EPROTO, "accepted");
+	rep->len = 4000;
+	CHECK("mc.reply_len_huge", mc_parse_reply(buf, sizeof(buf), &e, &more,
+						  &data, &len) == -EPROTO,
+	      "accepted");
+
+	memset(buf, 0, sizeof(buf));
+	nt->magic = MC_MAGIC;
+	nt->version = MC_VERSION;
+	nt->type = MC_NOTIFY_SOCKET;
+	strcpy(nt->data, "/run/umarm/dev/dev/mconsole");
+	nt->len = strlen(nt->data) + 1;
+	CHECK("mc.notify", !mc_parse_notify(buf, MC_NOTIFY_HDR + nt->len,
+					    &type, &data, &len) &&
+	      type == MC_NOTIFY_SOCKET && len == strlen(nt->data) &&
+	      !memcmp(data, nt->data, len), "bad parse");
+	nt->magic = 0x12345678;
+	CHECK("mc.notify_magic", mc_parse_notify(buf, sizeof(buf), &type,
+						 &data, &len) == -EPROTO,
+	      "accepted");
+
+	snprintf(path, sizeof(path), "/tmp/umarm-unit-%d.sock", getpid());
+	if (pipe(p))
+		return;
+	pid = fork();
+	if (!pid) {
+		close(p[0]);
+		fake_uml(path, p[1]);
+	}
+	close(p[1]);
+	n = read(p[0], buf, 1);
+	close(p[0]);
+	n = mc_command(path, "version", out, sizeof(out), 2000, &uerr);
+	CHECK("mc.exchange", !n && !uerr && !strcmp(out, "version#0"),
+	      "rc=%d err=%d out='%s'", n, uerr, out);
+	n = mc_command(path, "long", out, sizeof(out), 2000, &uerr);
+	CHECK("mc.exchange_more", !n && !strcmp(out, "long#0long#1long#2"),
+	      "rc=%d out='%s'", n, out);
+	n = mc_command(path, "bad", out, sizeof(out), 2000, &uerr);
+	CHECK("mc.exchange_err", !n && uerr == 1, "rc=%d err=%d", n, uerr);
+	n = mc_command(path, "quit", out, sizeof(out), 2000, &uerr);
+	waitpid(pid, &st, 0);
+	CHECK("mc.fake_uml_ok", WIFEXITED(st) && !WEXITSTATUS(st),
+	      "fake UML status %d", st);
+	n = mc_command(path, "version", out, sizeof(out), 200, &uerr);
+	CHECK("mc.no_listener", n == -ECONNREFUSED, "rc=%d", n);
+	unlink(path);
+	n = mc_command("/nonexistent/mconsole", "version", out, sizeof(out),
+		       200, &uerr);
+	CHECK("mc.no_socket", n == -ENOENT, "rc=%d", n);
+}
+
+/**
+ * test_atomic() - write_file_atomic() replaces, never truncates
+ */
+static void test_atomic(void)
+{
+	char path[64], *buf;
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/tmp/umarm-unit-%d.state", getpid());
+	write_file_atomic(path, "old\n", 4, 0644);
+	CHECK("atomic.write", !write_file_atomic(path, "new contents\n", 13,
+						 0644), "failed");
+	n = read_file(path, &buf, 100);
+	CHECK("atomic.read", n == 13 && !strcmp(buf, "new contents\n"),
+	      "n=%zd", n);
+	free(buf);
+	unlink(path);
+	CHECK("atomic.enoent", write_file_atomic("/nonexistent/x", "a", 1,
+						 0644) == -ENOENT, "failed");
+}
+
+/**
+ * main() - run all unit tests
+ *
+ * Return: 0 if all passed, 1 otherwise
+ */
+int main(void)
+{
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	test_conf();
+	test_names();
+	test_sizes();
+	test_mconsole();
+	test_atomic();
+	printf("%d cases, %d failed\n", cases, failures);
+	return failures ? 1 : 0;
+}
