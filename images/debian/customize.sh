@@ -53,6 +53,10 @@ customize() {
 	enable_unit "$_root" getty.target \
 		"$(unit_path "$_root" console-getty.service)"
 	mask_unit "$_root" getty@tty1.service
+	# Mark /etc and /var as up to date with /usr, so that the
+	# ConditionNeedsUpdate= units (ldconfig, journal catalog, ...) do not
+	# run on every boot of a copy-on-write image.
+	touch "$_root/etc/.updated" "$_root/var/.updated"
 	# An empty /etc/machine-id would count as a first boot, whose
 	# systemd-firstboot prompts on the console for locale and timezone.
 	mask_unit "$_root" systemd-firstboot.service
