@@ -43,7 +43,7 @@ void conf_defaults(struct conf *c)
 	c->net_backend = NETB_AUTO;
 	c->ready_timeout = DEFAULT_READY_TIMEOUT;
 	c->stop_timeout = DEFAULT_STOP_TIMEOUT;
-	c->exec_console = 1;
+	c->exec = EXEC_CONSOLE;
 }
 
 /**
@@ -308,12 +308,15 @@ static int conf_set(struct conf *c, const char *key, const char *v,
 	} else if (!strcmp(key, "exec")) {
 		ONCE(SEEN_EXEC);
 		if (!strcmp(v, "console"))
-			c->exec_console = 1;
+			c->exec = EXEC_CONSOLE;
+		else if (!strcmp(v, "debug-shell"))
+			c->exec = EXEC_DEBUG_SHELL;
 		else if (!strcmp(v, "none"))
-			c->exec_console = 0;
+			c->exec = EXEC_NONE;
 		else
 			return seterr(e, line,
-				      "exec: '%s' is not console or none", v);
+				      "exec: '%s' is not console, debug-shell or none",
+				      v);
 	} else {
 		return seterr(e, line, "unknown key '%s'", key);
 	}
@@ -457,8 +460,9 @@ int conf_format(const struct conf *c, char *buf, size_t len)
 		OUT("cmdline = %s\n", c->cmdline);
 	for (i = 0; i < c->nusb; i++)
 		OUT("usb = %s\n", c->usb[i]);
-	if (!c->exec_console)
-		OUT("exec = none\n");
+	if (c->exec != EXEC_CONSOLE)
+		OUT("exec = %s\n", c->exec == EXEC_NONE ? "none"
+						       : "debug-shell");
 #undef OUT
 	return o;
 }

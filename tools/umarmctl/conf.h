@@ -31,6 +31,12 @@ enum conf_net_backend {
 	NETB_RELAY,
 };
 
+enum conf_exec {
+	EXEC_NONE,
+	EXEC_CONSOLE,		/* a root shell runs on the console (con0) */
+	EXEC_DEBUG_SHELL,	/* systemd's debug shell on tty9 (con9) */
+};
+
 /**
  * struct conf_disk - one ubd device
  * @file:	image (or COW overlay) file, relative to the state directory
@@ -78,7 +84,7 @@ struct conf {
 	char cmdline[CONF_VALUE_MAX];
 	char usb[CONF_MAX_USB][32];
 	int nusb;
-	int exec_console;
+	enum conf_exec exec;
 };
 
 /**

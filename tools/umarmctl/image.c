@@ -124,8 +124,7 @@ int image_resolve(const char *image, char *out)
 	char script[PATH_LEN], real[PATH_MAX];
 	struct stat st;
 
-	if (strchr(image, '/') || strstr(image, ".img") ||
-	    !stat(image, &st)) {
+	if (strchr(image, '/') || !stat(image, &st)) {
 		if (stat(image, &st) || !S_ISREG(st.st_mode) ||
 		    !realpath(image, real)) {
 			err("image file %s: %s", image,

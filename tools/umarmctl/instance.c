@@ -251,6 +251,27 @@ static int root_from_base(const struct inst *in, const char *base,
 }
 
 /**
+ * image_defaults() - settings that depend on what the image runs
+ * @c:		configuration being created
+ * @base:	base image path
+ *
+ * The minimal and musl images (images/minimal/init.c) run umarm.run=PATH
+ * and power off: give them a shell on the console, which is also what
+ * exec types into.  The debian image runs systemd, whose console has a
+ * login prompt: exec uses systemd's debug shell on tty9 instead.
+ */
+static void image_defaults(struct conf *c, const char *base)
+{
+	const char *b = strrchr(base, '/') ? strrchr(base, '/') + 1 : base;
+
+	if ((!strncmp(b, "minimal", 7) || !strncmp(b, "musl", 4)) &&
+	    !*c->cmdline)
+		snprintf(c->cmdline, sizeof(c->cmdline), "umarm.run=/bin/sh");
+	if (!strncmp(b, "debian", 6))
+		c->exec = EXEC_DEBUG_SHELL;
+}
+
+/**
  * cmd_create() - umarmctl create NAME [options]
  * @x:		global options
  * @argc:	arguments after the verb
@@ -288,8 +309,11 @@ int cmd_create(struct ctx *x, int argc, char **argv)
 	int o, lock, rc;
 
 	conf_defaults(&c);
-	optind = 1;
-	while ((o = getopt_long(argc, argv, "+i:f:m:c:d:n:p:k:C:r:", opts,
+	/* getopt wants a program name first: that is the verb's slot */
+	argc++;
+	argv--;
+	optind = 0;
+	while ((o = getopt_long(argc, argv, "i:f:m:c:d:n:p:k:C:r:", opts,
 				NULL)) != -1) {
 		const char *key;
 
@@ -357,6 +381,7 @@ int cmd_create(struct ctx *x, int argc, char **argv)
 		goto out;
 	}
 	snprintf(c.image, sizeof(c.image), "%s", image);
+	image_defaults(&c, base);
 	if (dsize) {
 		if (root_from_base(&in, base, dsize)) {
 			rc = EX_FAIL;

@@ -6,8 +6,10 @@
  * System instances (the default for root): /etc/umarm/instances/NAME.conf,
  * /var/lib/umarm/NAME/, /run/umarm/NAME/.  Per-user instances (the default
  * for everybody else, --user for root): the same under $XDG_CONFIG_HOME,
- * $XDG_DATA_HOME and $XDG_RUNTIME_DIR, with the XDG Base Directory defaults
- * (~/.config, ~/.local/share).  Without $XDG_RUNTIME_DIR (su, runuser, cron,
+ * $XDG_STATE_HOME and $XDG_RUNTIME_DIR, with the XDG Base Directory
+ * defaults (~/.config, ~/.local/state): the directories systemd's user
+ * manager gives umarm@.service as ConfigurationDirectory= (%E),
+ * StateDirectory= (%S) and RuntimeDirectory= (%t).  Without $XDG_RUNTIME_DIR (su, runuser, cron,
  * a phone) the runtime directory is /tmp/umarm-UID, created 0700 and
  * verified to be ours.  UMARM_CONFIG_DIR, UMARM_STATE_DIR, UMARM_RUNTIME_DIR
  * override the three for either scope (used by the tests).
@@ -108,8 +110,8 @@ int scope_init(struct scope *sc, int user)
 	if (user) {
 		rc = xdg_dir(sc->confdir, "XDG_CONFIG_HOME", ".config");
 		if (!rc)
-			rc = xdg_dir(sc->statedir, "XDG_DATA_HOME",
-				     ".local/share");
+			rc = xdg_dir(sc->statedir, "XDG_STATE_HOME",
+				     ".local/state");
 		if (!rc)
 			rc = user_rundir(sc->rundir);
 		if (rc) {

@@ -17,7 +17,7 @@
  * struct scope - system (root) or per-user (XDG) set of instances
  * @user:	per-user instances
  * @confdir:	/etc/umarm or $XDG_CONFIG_HOME/umarm
- * @statedir:	/var/lib/umarm or $XDG_DATA_HOME/umarm
+ * @statedir:	/var/lib/umarm or $XDG_STATE_HOME/umarm
  * @rundir:	/run/umarm or $XDG_RUNTIME_DIR/umarm
  */
 struct scope {

@@ -97,6 +97,7 @@ struct sup {
 	char state_path[PATH_LEN];
 	int ready_fd;
 	int sigfd, notify_fd, listen_fd, cons_fd, log_fd;
+	int exec_fd;
 	size_t log_size;
 	struct net net;
 	struct client cl[MAX_CLIENTS];
@@ -109,11 +110,14 @@ struct sup {
 	enum stop_phase stop;
 	uint64_t stop_deadline;
 	int paused;
+	int mc_seen;
 	char line[LINE_MAX_SCAN];
 	size_t linelen;
 	char fail[384];
 	int exit_code;
 };
+
+static int mc(struct sup *s, const char *cmd, char *reply, size_t len);
 
 /**
  * publish() - write the runtime state file
@@ -325,6 +329,20 @@ static void notify_in(struct sup *s)
 	case MC_NOTIFY_SOCKET:
 		snprintf(s->st.mconsole, sizeof(s->st.mconsole), "%s", text);
 		publish(s, NULL);
+		/* A second notification means the kernel re-executed itself
+		 * (UML's reboot).  While stopping, that is the guest's init
+		 * answering ctrl-alt-del with a reboot (systemd's default
+		 * ctrl-alt-del.target): its shutdown is done, so halt the
+		 * fresh kernel before it boots any further.
+		 */
+		if (s->mc_seen++ && s->stop == STOP_CAD) {
+			dbg("%s: guest rebooted on ctrl-alt-del: halting",
+			    s->in->name);
+			if (!mc(s, "halt", NULL, 0)) {
+				s->stop = STOP_HALT;
+				s->stop_deadline = boot_ms() + HALT_TIMEOUT_MS;
+			}
+		}
 		for (i = 0; i < s->c->nready; i++)
 			if (!strcmp(s->c->ready[i], "mconsole"))
 				set_ready(s, "mconsole");
@@ -393,6 +411,13 @@ static void stop_start(struct sup *s, int hard)
 		s->stop_deadline = boot_ms() + s->c->stop_timeout * 1000ULL;
 		return;
 	}
+	if (!hard && s->stop <= STOP_CAD) {
+		/* The guest ignored ctrl-alt-del: flush and remount its
+		 * file systems read-only through magic SysRq before halting.
+		 */
+		mc(s, "sysrq s", NULL, 0);
+		mc(s, "sysrq u", NULL, 0);
+	}
 	if (!hard && s->stop <= STOP_CAD && !mc(s, "halt", NULL, 0)) {
 		s->stop = STOP_HALT;
 		s->stop_deadline = boot_ms() + HALT_TIMEOUT_MS;
@@ -449,7 +474,8 @@ static void client_line(struct sup *s, struct client *c, const char *line)
 			buf[0] = 0x15;
 			memcpy(buf + 1, line + 5, n);
 			buf[n + 1] = '\n';
-			write_all(s->cons_fd, buf, n + 2);
+			write_all(s->exec_fd >= 0 ? s->exec_fd : s->cons_fd,
+				  buf, n + 2);
 		}
 	} else if (!strcmp(line, "ping")) {
 		ok = "OK\n";
@@ -664,6 +690,11 @@ static int build_argv(struct sup *s, const char *kernel, char **argv,
 	ADD("con=null");
 	ADD("ssl=null");
 	ADD("con0=fd:0,fd:1");
+	if (s->exec_fd >= 0) {
+		/* systemd-debug-generator: a root shell on tty9 = con9 */
+		ADD("con9=fd:4");
+		ADD("systemd.debug_shell");
+	}
 	ADD("umarm.hostfs=%s/%s", in->state, EXCHANGE_DIR);
 	ADD("umarm.name=%s", in->name);
 	if (c->cpus > 1)
@@ -689,11 +720,12 @@ static int build_argv(struct sup *s, const char *kernel, char **argv,
  * @s:		supervisor
  * @argv:	command line
  * @cons:	UML's end of the console socketpair
+ * @exec:	UML's end of the exec channel socketpair, or -1
  * @oldmask:	signal mask to restore in the child
  *
  * Return: 0 on success, negative errno on failure
  */
-static int spawn_uml(struct sup *s, char **argv, int cons,
+static int spawn_uml(struct sup *s, char **argv, int cons, int exec,
 		     const sigset_t *oldmask)
 {
 	pid_t pid = fork();
@@ -716,6 +748,10 @@ static int spawn_uml(struct sup *s, char **argv, int cons,
 			dup2(s->net.uml_fd, 3);
 			set_cloexec(3, 0);
 		}
+		if (exec >= 0) {
+			dup2(exec, 4);
+			set_cloexec(4, 0);
+		}
 		if (chdir(s->in->state))
 			_exit(126);
 		execv(argv[0], argv);
@@ -737,7 +773,7 @@ static void loop(struct sup *s)
 	while (!s->uml_done) {
 		struct pollfd p[8 + MAX_CLIENTS];
 		int n = 0, i, timeout = -1, cons_i = -1, nf_i, ls_i, ufd_i = -1;
-		int pfd_i = -1, cl_i[MAX_CLIENTS];
+		int pfd_i = -1, cl_i[MAX_CLIENTS], ex_i = -1;
 		uint64_t now = boot_ms(), deadline = 0;
 
 		if (!s->ready)
@@ -754,6 +790,11 @@ static void loop(struct sup *s)
 		ls_i = n;
 		p[n++] = (struct pollfd){ .fd = s->listen_fd,
 					  .events = POLLIN };
+		if (s->exec_fd >= 0) {
+			ex_i = n;
+			p[n++] = (struct pollfd){ .fd = s->exec_fd,
+						  .events = POLLIN };
+		}
 		if (s->cons_fd >= 0) {
 			cons_i = n;
 			p[n++] = (struct pollfd){ .fd = s->cons_fd,
@@ -787,6 +828,15 @@ static void loop(struct sup *s)
 			notify_in(s);
 		if (p[ls_i].revents)
 			accept_client(s);
+		if (ex_i >= 0 && p[ex_i].revents) {
+			char junk[4096];
+
+			/* the debug shell's echo and prompts: not needed */
+			if (read(s->exec_fd, junk, sizeof(junk)) == 0) {
+				close(s->exec_fd);
+				s->exec_fd = -1;
+			}
+		}
 		if (cons_i >= 0 && p[cons_i].revents &&
 		    console_in(s) == -EPIPE) {
 			close(s->cons_fd);
@@ -864,7 +914,7 @@ int supervise(const struct inst *in, const struct conf *c, int ready_fd)
 {
 	char kernel[PATH_LEN], path[PATH_LEN], prefix[96], *argv[MAX_UML_ARGS];
 	char *store = NULL, how[96];
-	int runlock, sp[2], rc, i;
+	int runlock, sp[2], ex[2] = { -1, -1 }, rc, i;
 	sigset_t mask, oldmask;
 	struct sup *s;
 
@@ -878,6 +928,7 @@ int supervise(const struct inst *in, const struct conf *c, int ready_fd)
 	s->c = c;
 	s->ready_fd = ready_fd;
 	s->sigfd = s->notify_fd = s->listen_fd = s->cons_fd = s->log_fd = -1;
+	s->exec_fd = -1;
 	s->net.ufd = s->net.pfd = s->net.uml_fd = -1;
 	for (i = 0; i < MAX_CLIENTS; i++)
 		s->cl[i].fd = -1;
@@ -904,10 +955,15 @@ int supervise(const struct inst *in, const struct conf *c, int ready_fd)
 	}
 
 	/* Runtime directory: ours alone; stale files of a crash go */
+	/* Under systemd it is the unit's RuntimeDirectory=, maybe a mount
+	 * point: empty it rather than replace it.
+	 */
 	rc = mkdir_p(in->sc->rundir, in->sc->user ? 0700 : 0755);
+	if (!rc && mkdir(in->run, 0700) && errno != EEXIST)
+		rc = -errno;
 	if (!rc) {
-		rm_rf(in->run);
-		rc = mkdir(in->run, 0700) ? -errno : 0;
+		rm_contents(in->run);
+		chmod(in->run, 0700);
 	}
 	if (rc) {
 		err("%s: cannot create %s: %s", in->name, in->run,
@@ -946,6 +1002,11 @@ int supervise(const struct inst *in, const struct conf *c, int ready_fd)
 	}
 	s->cons_fd = sp[0];
 	set_nonblock(s->cons_fd);
+	if (c->exec == EXEC_DEBUG_SHELL &&
+	    !socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, ex)) {
+		s->exec_fd = ex[0];
+		set_nonblock(s->exec_fd);
+	}
 
 	inst_path(in, path, 0, CONSOLE_LOG);
 	s->log_fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC,
@@ -996,8 +1057,10 @@ int supervise(const struct inst *in, const struct conf *c, int ready_fd)
 	s->t0 = boot_ms();
 	s->ready_deadline = s->t0 + c->ready_timeout * 1000ULL;
 	s->st.started = now_ms();
-	rc = spawn_uml(s, argv, sp[1], &oldmask);
+	rc = spawn_uml(s, argv, sp[1], ex[1], &oldmask);
 	close(sp[1]);
+	if (ex[1] >= 0)
+		close(ex[1]);
 	if (s->net.uml_fd >= 0) {
 		close(s->net.uml_fd);
 		s->net.uml_fd = -1;
@@ -1052,12 +1115,15 @@ out:
 			close(s->cl[i].fd);
 	if (s->log_fd >= 0)
 		close(s->log_fd);
+	if (s->exec_fd >= 0)
+		close(s->exec_fd);
 	if (!*s->st.status || !strcmp(s->st.status, "starting"))
 		snprintf(s->st.status, sizeof(s->st.status), "failed");
 	s->st.passt = 0;
 	inst_path(in, path, 0, LAST_FILE);
 	state_write(path, &s->st);
-	rm_rf(in->run);
+	rm_contents(in->run);
+	rmdir(in->run);
 	tell_starter(s, 0, rc ? rc : EX_BOOT, "stopped");
 	free(store);
 out_lock:

@@ -310,6 +310,36 @@ int rm_rf(const char *path)
 }
 
 /**
+ * rm_contents() - remove everything inside a directory, keeping it
+ * @path:	directory
+ *
+ * Return: 0 on success, negative errno of the first failure
+ */
+int rm_contents(const char *path)
+{
+	struct dirent *de;
+	DIR *d = opendir(path);
+	int rc = 0;
+
+	if (!d)
+		return errno == ENOENT ? 0 : -errno;
+	while ((de = readdir(d))) {
+		char sub[PATH_LEN];
+		int r;
+
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		if (pathf(sub, "%s/%s", path, de->d_name))
+			continue;
+		r = rm_rf(sub);
+		if (r && !rc)
+			rc = r;
+	}
+	closedir(d);
+	return rc;
+}
+
+/**
  * copy_file_sparse() - copy a disk image, keeping holes as holes
  * @src:	source file
  * @dst:	destination, created exclusively (must not exist)

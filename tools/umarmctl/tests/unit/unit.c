@@ -105,7 +105,7 @@ static void test_conf(void)
 	rc = parse("disk0 = r.img\n", &c, &e);
 	CHECK("conf.defaults", !rc && c.memory == 256ULL << 20 &&
 	      c.cpus == 1 && c.net == NET_NONE && c.ready_timeout == 120 &&
-	      c.exec_console == 1, "rc=%d", rc);
+	      c.exec == EXEC_CONSOLE, "rc=%d", rc);
 
 #define BAD(name, text, want_line, want) do {				\
 		rc = parse(text, &c, &e);				\
@@ -137,7 +137,7 @@ static void test_conf(void)
 	BAD("conf.bad_net", "network = tap\n", 1, "none or passt");
 	BAD("conf.bad_timeout", "ready-timeout = soon\n", 1, "seconds");
 	BAD("conf.bad_usb", "usb = ../x\n", 1, "bus id");
-	BAD("conf.bad_exec", "exec = ssh\n", 1, "console or none");
+	BAD("conf.bad_exec", "exec = ssh\n", 1, "console, debug-shell or none");
 	BAD("conf.no_root", "memory = 1G\n", 0, "no root disk");
 	rc = parse("disk0 = a\nmemory = 1G\0\n", &c, &e);
 	conf_defaults(&c);
