@@ -703,6 +703,19 @@ static void row_load(const struct inst *in, struct row *r)
 		state_read(path, &r->st);
 	inst_path(in, path, 0, LAST_FILE);
 	state_read(path, &r->last);
+	if (!r->running) {
+		struct state dead;
+
+		/* a runtime state without a live supervisor: it was killed */
+		inst_path(in, path, 1, STATE_FILE);
+		if (!state_read(path, &dead) && *dead.status) {
+			snprintf(r->last.status, sizeof(r->last.status),
+				 "failed");
+			snprintf(r->last.exit, sizeof(r->last.exit),
+				 "supervisor (pid %d) died while %s",
+				 (int)dead.supervisor, dead.status);
+		}
+	}
 	if (!r->running)
 		snprintf(r->st.status, sizeof(r->st.status), "%s",
 			 r->conf_ok ? "stopped" : "broken");

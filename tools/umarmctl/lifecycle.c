@@ -46,6 +46,7 @@
  * @c:		configuration
  * @ready_w:	write end of the readiness pipe (kept in the daemon)
  * @ready_r:	read end (closed in the daemon)
+ * @lock:	the operations lock, which the daemon must not keep
  *
  * Double fork and setsid(), stdin from /dev/null, stdout and stderr to
  * STATEDIR/NAME/supervisor.log.
@@ -54,7 +55,7 @@
  *	   the daemon
  */
 static int daemonize_supervisor(const struct inst *in, const struct conf *c,
-				int ready_w, int ready_r)
+				int ready_w, int ready_r, int lock)
 {
 	pid_t pid = fork();
 	int st;
@@ -66,6 +67,7 @@ static int daemonize_supervisor(const struct inst *in, const struct conf *c,
 		int fd;
 
 		close(ready_r);
+		close(lock);
 		setsid();
 		pid = fork();
 		if (pid)
@@ -192,6 +194,7 @@ static int start_one(struct ctx *x, const char *name, int attach)
 		lock_release(lock);
 		return attach ? console_attach(&in, 0) : 0;
 	}
+	reap_orphans(&in);
 	if (disk_check(&in, &c, 1)) {
 		lock_release(lock);
 		return EX_STATE;
@@ -200,7 +203,7 @@ static int start_one(struct ctx *x, const char *name, int attach)
 		lock_release(lock);
 		return EX_FAIL;
 	}
-	rc = daemonize_supervisor(&in, &c, p[1], p[0]);
+	rc = daemonize_supervisor(&in, &c, p[1], p[0], lock);
 	close(p[1]);
 	if (rc) {
 		err("%s: cannot start the supervisor: %s", in.name,

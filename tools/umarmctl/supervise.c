@@ -28,6 +28,7 @@
  */
 
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -903,6 +904,59 @@ static void exit_text(struct sup *s, char *buf, size_t len)
 }
 
 /**
+ * reap_orphans() - kill kernel processes left over by a previous run
+ * @in:		instance, whose supervisor is known not to run
+ *
+ * UML's helpers (the ubd I/O thread, stubs) are separate processes that
+ * share the kernel's descriptor table, so they keep its disk locks after
+ * the kernel process itself was SIGKILLed by someone else.  Any process
+ * whose command line carries this instance's "uml_dir=RUNDIR/NAME/" is
+ * such a leftover once LOCK_RUN is free.
+ *
+ * Return: number of processes killed
+ */
+int reap_orphans(const struct inst *in)
+{
+	char want[PATH_LEN + 16];
+	struct dirent *de;
+	int n = 0;
+	DIR *d;
+
+	if (pathf(want, "uml_dir=%s/", in->run))
+		return 0;
+	d = opendir("/proc");
+	while (d && (de = readdir(d))) {
+		char path[64], *cmd, *p;
+		pid_t pid = atoi(de->d_name);
+		ssize_t len;
+
+		if (pid <= 1 || pid == getpid())
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/cmdline", (int)pid);
+		len = read_file(path, &cmd, 1 << 16);
+		if (len <= 0)
+			continue;
+		for (p = cmd; p < cmd + len; p += strlen(p) + 1) {
+			if (!strcmp(p, want)) {
+				kill(pid, SIGKILL);
+				n++;
+				break;
+			}
+		}
+		free(cmd);
+	}
+	if (d)
+		closedir(d);
+	if (n) {
+		warn("%s: killed %d kernel process%s left over by a previous run",
+		     in->name, n, n == 1 ? "" : "es");
+		/* let the kernel drop their locks */
+		sleep_ms(100);
+	}
+	return n;
+}
+
+/**
  * supervise() - run an instance until its kernel exits
  * @in:		instance
  * @c:		its configuration (validated)
@@ -941,6 +995,7 @@ int supervise(const struct inst *in, const struct conf *c, int ready_fd)
 		return EX_STATE;
 	}
 
+	reap_orphans(in);
 	if (kernel_check(in->name, c, kernel) ||
 	    flavour_check(in->name, *c->flavour ? c->flavour
 					       : host_default_flavour())) {
@@ -1077,6 +1132,8 @@ int supervise(const struct inst *in, const struct conf *c, int ready_fd)
 	sd_notify_msg("STATUS=Booting the guest");
 
 	loop(s);
+	/* helpers of a kernel killed from outside would keep its disks */
+	kill(-s->uml, SIGKILL);
 
 	exit_text(s, how, sizeof(how));
 	if (!s->ready && !*s->fail) {

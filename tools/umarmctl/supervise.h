@@ -16,6 +16,7 @@
 #define EXCHANGE_DIR	"exchange"	/* hostfs-shared, /host in the guest */
 
 int supervise(const struct inst *in, const struct conf *c, int ready_fd);
+int reap_orphans(const struct inst *in);
 int ctl_connect(const struct inst *in);
 int ctl_request(const struct inst *in, const char *req, char *reply,
 		size_t len);
