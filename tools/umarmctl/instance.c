@@ -690,13 +690,11 @@ struct row {
 static void row_load(const struct inst *in, struct row *r)
 {
 	char path[PATH_LEN];
-	int q = log_quiet;
-
 	memset(r, 0, sizeof(*r));
 	snprintf(r->name, sizeof(r->name), "%s", in->name);
-	log_quiet = 1;
+	log_mute = 1;
 	r->conf_ok = !conf_load(in, &r->c);
-	log_quiet = q;
+	log_mute = 0;
 	r->running = inst_running(in);
 	inst_path(in, path, 1, STATE_FILE);
 	if (r->running)

@@ -18,6 +18,7 @@
 
 int log_quiet;
 int log_verbose;
+int log_mute;
 static char log_prefix[96] = "umarmctl";
 
 /**
@@ -63,6 +64,8 @@ void err(const char *fmt, ...)
 {
 	va_list ap;
 
+	if (log_mute)
+		return;
 	va_start(ap, fmt);
 	vlog("error", fmt, ap);
 	va_end(ap);

@@ -23,6 +23,7 @@ enum umarm_exit {
 
 extern int log_quiet;
 extern int log_verbose;
+extern int log_mute;		/* silence even errors (probing) */
 
 void err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

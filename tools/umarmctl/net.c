@@ -40,6 +40,8 @@
 #define PASST_SOCK_WAIT_MS	5000
 /* MTU announced to the guest in relay mode: UML's vector driver default */
 #define RELAY_MTU		"1500"
+/* passt gets this long to exit after SIGTERM, then SIGKILL */
+#define PASST_STOP_MS		1000
 
 /**
  * passt_has_vhost_user() - whether the installed passt knows --vhost-user
@@ -349,11 +351,7 @@ int net_from_passt(struct net *n)
  */
 void net_stop(struct net *n)
 {
-	if (n->passt > 0) {
-		kill(n->passt, SIGTERM);
-		waitpid(n->passt, NULL, 0);
-		n->passt = 0;
-	}
+	/* --fd implies --one-off: passt exits when its stream closes */
 	if (n->ufd >= 0)
 		close(n->ufd);
 	if (n->pfd >= 0)
@@ -361,6 +359,20 @@ void net_stop(struct net *n)
 	if (n->uml_fd >= 0)
 		close(n->uml_fd);
 	n->ufd = n->pfd = n->uml_fd = -1;
+	if (n->passt > 0) {
+		uint64_t deadline = boot_ms() + PASST_STOP_MS;
+
+		kill(n->passt, SIGTERM);
+		while (waitpid(n->passt, NULL, WNOHANG) == 0) {
+			if (boot_ms() > deadline) {
+				kill(n->passt, SIGKILL);
+				waitpid(n->passt, NULL, 0);
+				break;
+			}
+			sleep_ms(10);
+		}
+		n->passt = 0;
+	}
 	if (*n->sock)
 		unlink(n->sock);
 }

@@ -1159,7 +1159,7 @@ int supervise(const struct inst *in, const struct conf *c, int ready_fd)
 		snprintf(s->st.exit, sizeof(s->st.exit), "%s", how);
 		snprintf(s->st.status, sizeof(s->st.status), "failed");
 	}
-	info("%s: %s (%s)", in->name, s->st.status, how);
+	info("%s (%s)", s->st.status, how);
 
 out:
 	net_stop(&s->net);

@@ -1,0 +1,326 @@
+#!/bin/sh
+# run.sh - umarmctl integration tests against real UML kernels
+#
+# Usage: tests/integration/run.sh [CASE...]
+#
+# Drives the umarmctl binary of this tree against a real UML kernel and a
+# real guest: create, start, exec, stop, rm, concurrent starts, kill -9 of
+# the kernel and of umarmctl in the middle of operations, a corrupt
+# configuration, a missing image, a disk in use, networking through passt,
+# hot-plugged disks, per-user instances run by an ordinary user.
+#
+# Kernel: $UMARM_KERNEL, else the team's dev build
+# ~/.cache/linux-uml-arm64/kernel/$(uname -m)/linux, else the packaged
+# /usr/lib/uml/linux-uml-arm64/4k/linux.  Without one: exit 77 (skip).
+# Guest: $UMARM_TEST_IMAGE, else a busybox image made by mkimage.sh, which
+# follows the images/ contract.  Every case prints PASS or FAIL with the
+# reason; the exit status is 1 if any case failed.  Failing runs keep
+# their directory (printed at the end).
+
+set -u
+
+here=$(cd "$(dirname "$0")" && pwd)
+UMARMCTL=${UMARMCTL:-$here/../../umarmctl}
+arch=$(uname -m)
+[ "$arch" = aarch64 ] && arch=arm64
+
+kernel=${UMARM_KERNEL:-}
+for k in "$HOME/.cache/linux-uml-arm64/kernel/$arch/linux" \
+	 /usr/lib/uml/linux-uml-arm64/4k/linux \
+	 /usr/lib/uml/linux-uml-arm64/16k/linux; do
+	[ -n "$kernel" ] && break
+	[ -x "$k" ] && kernel=$k
+done
+if [ -z "$kernel" ] || [ ! -x "$kernel" ]; then
+	echo "SKIP: no UML kernel (set UMARM_KERNEL, or build one with kernel/build.sh)"
+	exit 77
+fi
+export UMARM_KERNEL="$kernel"
+
+T=$(mktemp -d /tmp/umarm-it.XXXXXX)
+chmod 755 "$T"
+export UMARM_CONFIG_DIR="$T/etc" UMARM_STATE_DIR="$T/lib" UMARM_RUNTIME_DIR="$T/run"
+export UMARM_NO_SYSTEMD=1
+fails=0
+passes=0
+
+pass() { passes=$((passes + 1)); echo "PASS $1"; }
+fail() { fails=$((fails + 1)); echo "FAIL $1: $2"; }
+u() { "$UMARMCTL" "$@"; }
+# expect NAME WANT_RC CMD... - run CMD, compare its exit status
+expect() {
+	_n=$1 _w=$2
+	shift 2
+	"$@" >"$T/out" 2>"$T/err"
+	_rc=$?
+	if [ "$_rc" = "$_w" ]; then
+		pass "$_n"
+	else
+		fail "$_n" "exit $_rc, wanted $_w; stderr: $(head -c 300 "$T/err")"
+	fi
+}
+# grep_out NAME PATTERN FILE - the verdict is what was printed
+grep_out() {
+	if grep -q -- "$2" "$3"; then
+		pass "$1"
+	else
+		fail "$1" "no '$2' in $(basename "$3"): $(head -c 300 "$3")"
+	fi
+}
+want() {
+	case " $CASES " in
+	"  "|*" $1 "*) return 0 ;;
+	esac
+	return 1
+}
+CASES=" $* "
+[ $# -eq 0 ] && CASES=" "
+
+echo "kernel: $kernel"
+image=${UMARM_TEST_IMAGE:-}
+if [ -z "$image" ]; then
+	image=$("$here/mkimage.sh" "$T/test.img") || { echo "FAIL mkimage"; exit 1; }
+fi
+echo "image:  $image"
+
+t0=$(date +%s)
+
+if want basic; then
+	expect create.ok 0 u create a1 --image "$image" --mem 128M
+	expect create.dup 5 u create a1 --image "$image"
+	expect create.badname 2 u create ../etc --image "$image"
+	expect create.longname 2 u create "$(printf 'x%.0s' $(seq 64))" --image "$image"
+	expect create.missing_image 1 u create a2 --image /nonexistent.img
+	grep_out create.missing_image.msg "nonexistent" "$T/err"
+	expect create.bad_mem 2 u create a3 --image "$image" --mem lots
+	s=$(date +%s%N)
+	expect start.ok 0 u start a1
+	e=$(date +%s%N)
+	echo "  start-to-READY: $(( (e - s) / 1000000 )) ms"
+	expect start.again 0 u start a1
+	grep_out start.again.msg "already running" "$T/err"
+	u status a1 >"$T/status"
+	grep_out status.running "a1 (system instance) - running" "$T/status"
+	u list >"$T/list"
+	grep_out list.table "^a1 *running" "$T/list"
+	u list --json >"$T/json"
+	if python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d[0]["name"]=="a1" and d[0]["state"]=="running"' "$T/json" 2>"$T/err"; then
+		pass list.json
+	else
+		fail list.json "$(cat "$T/json")"
+	fi
+	s=$(date +%s%N)
+	u exec a1 -- sh -c 'echo to-stdout; echo to-stderr >&2; exit 42' >"$T/o" 2>"$T/e"
+	rc=$?
+	e=$(date +%s%N)
+	echo "  exec round trip: $(( (e - s) / 1000000 )) ms"
+	[ "$rc" = 42 ] && pass exec.status || fail exec.status "exit $rc"
+	[ "$(cat "$T/o")" = to-stdout ] && pass exec.stdout || fail exec.stdout "$(cat "$T/o")"
+	[ "$(cat "$T/e")" = to-stderr ] && pass exec.stderr || fail exec.stderr "$(cat "$T/e")"
+	head -c 300000 /dev/urandom >"$T/blob"
+	u exec a1 -- cat <"$T/blob" >"$T/blob.out"
+	cmp -s "$T/blob" "$T/blob.out" && pass exec.binary_exact || fail exec.binary_exact "output differs ($(wc -c <"$T/blob.out") bytes)"
+	u exec a1 -- sh -c 'printf "%s|" "$@"' x 'a b' "it's" '$HOME' >"$T/o"
+	[ "$(cat "$T/o")" = "a b|it's|\$HOME|" ] && pass exec.quoting || fail exec.quoting "$(cat "$T/o")"
+	expect exec.notfound 127 u exec a1 -- /no/such/command
+	u exec a1 -- sh -c 'exit 0' & u exec a1 -- sh -c 'exit 3' & u exec a1 -- sh -c 'exit 5'
+	r3=$?; wait
+	[ "$r3" = 5 ] && pass exec.concurrent || fail exec.concurrent "exit $r3"
+	expect mconsole.version 0 u mconsole a1 version
+	grep_out mconsole.version.out "Linux" "$T/out"
+	expect mconsole.bad 1 u mconsole a1 bogus-verb
+	expect pause.ok 0 u pause a1
+	u status a1 >"$T/status"
+	grep_out pause.status "paused" "$T/status"
+	expect resume.ok 0 u resume a1
+	expect exec.after_resume 0 u exec a1 -- true
+	u logs a1 >"$T/log"
+	grep_out logs.boot_marker UMARM_BOOT_OK "$T/log"
+	expect rm.running 5 u rm a1
+	s=$(date +%s%N)
+	expect stop.ok 0 u stop a1
+	e=$(date +%s%N)
+	echo "  clean stop: $(( (e - s) / 1000000 )) ms"
+	u status a1 >"$T/status"
+	grep_out stop.status "Last run: stopped" "$T/status"
+	expect stop.again 0 u stop a1
+	expect exec.stopped 255 u exec a1 -- true
+	expect restart.cold 0 u restart a1
+	expect kill.ok 0 u kill a1
+	expect rm.ok 0 u rm a1
+	[ ! -e "$T/lib/a1" ] && [ ! -e "$T/etc/instances/a1.conf" ] && pass rm.clean || fail rm.clean "leftovers"
+fi
+
+if want concurrent; then
+	u create c1 --image "$image" --mem 96M >/dev/null 2>&1
+	for i in 1 2 3; do (u start c1 >"$T/c$i.out" 2>&1; echo $? >"$T/c$i.rc") & done
+	wait
+	if [ "$(cat "$T/c1.rc" "$T/c2.rc" "$T/c3.rc" | tr -d '\n')" = 000 ]; then
+		pass concurrent.start_all_ok
+	else
+		fail concurrent.start_all_ok "exit codes $(cat "$T"/c?.rc | tr '\n' ' ')"
+	fi
+	n=$(grep -l "already running" "$T"/c?.out | wc -l)
+	[ "$n" = 2 ] && pass concurrent.one_kernel || fail concurrent.one_kernel "$n of 3 said already running"
+	(u stop c1 >/dev/null 2>&1; echo $? >"$T/s1.rc") & (u stop c1 >/dev/null 2>&1; echo $? >"$T/s2.rc") &
+	wait
+	[ "$(cat "$T/s1.rc" "$T/s2.rc" | tr -d '\n')" = 00 ] && pass concurrent.stop || fail concurrent.stop "$(cat "$T"/s?.rc)"
+fi
+
+if want kill9; then
+	u create k1 --image "$image" --mem 96M >/dev/null 2>&1
+	u start k1 >/dev/null 2>&1
+	uml=$(sed -n 's/^uml=//p' "$T/run/k1/state")
+	kill -9 "$uml"
+	sleep 1
+	u status k1 >"$T/status"
+	grep_out kill9.uml.status "killed by signal 9" "$T/status"
+	expect kill9.uml.restart 0 u start k1
+	sup=$(sed -n 's/^supervisor=//p' "$T/run/k1/state")
+	kill -9 "$sup"
+	sleep 1
+	if pgrep -f "uml_dir=$T/run/k1/" >/dev/null; then
+		fail kill9.supervisor.kernel_gone "kernel survived its supervisor"
+	else
+		pass kill9.supervisor.kernel_gone
+	fi
+	u status k1 >"$T/status"
+	grep_out kill9.supervisor.status "died while running" "$T/status"
+	expect kill9.supervisor.restart 0 u start k1
+	u stop k1 >/dev/null 2>&1
+	# kill -9 of "umarmctl start" while the guest boots, then of the
+	# supervisor while booting
+	u start k1 >/dev/null 2>&1 &
+	sp=$!
+	sleep 0.3
+	kill -9 "$sp"
+	wait "$sp" 2>/dev/null
+	expect kill9.start_client.next_start 0 u start k1
+	expect kill9.start_client.stop 0 u stop k1
+	u start k1 >"$T/o" 2>"$T/e" &
+	sp=$!
+	for _ in 1 2 3 4 5 6 7 8 9 10; do
+		[ -f "$T/run/k1/state" ] && break
+		sleep 0.05
+	done
+	sup=$(sed -n 's/^supervisor=//p' "$T/run/k1/state" 2>/dev/null)
+	[ -n "$sup" ] && kill -9 "$sup"
+	wait "$sp"
+	rc=$?
+	[ "$rc" != 0 ] && pass kill9.booting.start_fails || fail kill9.booting.start_fails "start said 0"
+	expect kill9.booting.recover 0 u start k1
+	expect kill9.booting.exec 0 u exec k1 -- true
+	u kill k1 >/dev/null 2>&1
+	# state and config files never half-written: parse them all
+	for f in "$T"/etc/instances/*.conf; do
+		u config "$(basename "$f" .conf)" >/dev/null 2>&1 || fail kill9.config_intact "$f"
+	done
+	pass kill9.config_intact
+fi
+
+if want broken; then
+	u create b1 --image "$image" --mem 96M >/dev/null 2>&1
+	cp "$T/etc/instances/b1.conf" "$T/b1.conf.good"
+	echo "memroy = 1G" >>"$T/etc/instances/b1.conf"
+	expect broken.config 4 u start b1
+	grep_out broken.config.msg "b1.conf:[0-9]*: unknown key 'memroy'" "$T/err"
+	head -c 20 "$T/b1.conf.good" >"$T/etc/instances/b1.conf"
+	expect broken.truncated 4 u start b1
+	printf 'disk0 = x\n\000\n' >"$T/etc/instances/b1.conf"
+	expect broken.binary 4 u start b1
+	u list >"$T/list"
+	grep_out broken.list "^b1 *broken" "$T/list"
+	cp "$T/b1.conf.good" "$T/etc/instances/b1.conf"
+	cp "$image" "$T/gone.img"
+	u create b2 --image "$T/gone.img" --mem 96M >/dev/null 2>&1
+	rm "$T/gone.img"
+	expect broken.missing_base 5 u start b2
+	grep_out broken.missing_base.msg "base image $T/gone.img: No such file" "$T/err"
+	expect broken.missing_kernel 6 env UMARM_KERNEL=/nonexistent/linux "$UMARMCTL" start b1
+	grep_out broken.missing_kernel.msg "install linux-uml-arm64" "$T/err"
+	# two instances on one writable disk: the second is told who has it
+	cp "$image" "$T/shared.img"
+	u create s1 --image "$image" --mem 96M >/dev/null 2>&1
+	u create s2 --image "$image" --mem 96M >/dev/null 2>&1
+	for n in s1 s2; do
+		sed -i "s|^disk0 = .*|disk0 = $T/shared.img|" "$T/etc/instances/$n.conf"
+	done
+	u start s1 >/dev/null 2>&1
+	expect disk.in_use 5 u start s2
+	grep_out disk.in_use.msg "in use by instance 's1'" "$T/err"
+	u stop s1 >/dev/null 2>&1
+	expect broken.ok_again 0 u start b1
+	u kill b1 >/dev/null 2>&1
+fi
+
+if want manage; then
+	u create r1 --image "$image" --mem 96M >/dev/null 2>&1
+	u start r1 >/dev/null 2>&1
+	u exec r1 -- sh -c 'echo kept > /root/file; sync' >/dev/null 2>&1
+	expect disk.add_hotplug 0 u disk add r1 32M
+	grep_out disk.add_hotplug.msg "hot-plugged" "$T/out"
+	u exec r1 -- cat /proc/partitions >"$T/o" 2>&1
+	grep_out disk.guest_sees_it "ubdb" "$T/o"
+	u stop r1 >/dev/null 2>&1
+	expect rename.ok 0 u rename r1 r2
+	expect clone.ok 0 u clone r2 r3
+	expect clone.start 0 u start r3
+	u exec r3 -- cat /root/file >"$T/o" 2>&1
+	grep_out clone.data "kept" "$T/o"
+	expect clone.original_free 0 u start r2
+	u kill r2 r3 >/dev/null 2>&1
+	expect disk.resize_cow 5 u disk resize r2 0 1G
+	expect disk.rm 0 u disk rm r2 1
+fi
+
+if want network && [ -x /usr/bin/passt ]; then
+	u create n1 --image "$image" --mem 96M --network passt --port 18321:80 >/dev/null 2>&1
+	expect net.start 0 u start n1
+	u exec n1 -- ip -4 addr show vec0 >"$T/o" 2>&1
+	grep_out net.dhcp_lease "inet " "$T/o"
+	u exec n1 -- sh -c 'mkdir -p /www && echo guest-http-ok > /www/index.html && httpd -p 80 -h /www' >/dev/null 2>&1
+	python3 -c 'import urllib.request; print(urllib.request.urlopen("http://127.0.0.1:18321/index.html", timeout=5).read().decode())' >"$T/o" 2>&1
+	grep_out net.port_forward guest-http-ok "$T/o"
+	expect net.stop 0 u stop n1
+	pgrep -f "passt.*18321" >/dev/null && fail net.passt_stopped "passt still runs" || pass net.passt_stopped
+fi
+
+if want user && [ "$(id -u)" = 0 ] && command -v runuser >/dev/null; then
+	id umarmtest >/dev/null 2>&1 || useradd -m umarmtest 2>/dev/null
+	if id umarmtest >/dev/null 2>&1; then
+		cp "$image" /tmp/umarm-it-user.img && chmod 644 /tmp/umarm-it-user.img
+		ru() { runuser -u umarmtest -- env -u UMARM_CONFIG_DIR -u UMARM_STATE_DIR \
+			-u UMARM_RUNTIME_DIR -u XDG_RUNTIME_DIR HOME=/home/umarmtest \
+			UMARM_KERNEL="$kernel" UMARM_NO_SYSTEMD=1 "$UMARMCTL" "$@"; }
+		cp "$UMARMCTL" /tmp/umarm-it-umarmctl && chmod 755 /tmp/umarm-it-umarmctl
+		UMARMCTL=/tmp/umarm-it-umarmctl
+		ru rm -f u1 >/dev/null 2>&1
+		expect user.create 0 ru create u1 --image /tmp/umarm-it-user.img --mem 96M
+		expect user.start 0 ru start u1
+		ru exec u1 -- id -u >"$T/o" 2>&1
+		grep_out user.exec "^0$" "$T/o"
+		ru list >"$T/o" 2>&1
+		grep_out user.list "^u1 *running" "$T/o"
+		[ -f /home/umarmtest/.config/umarm/instances/u1.conf ] &&
+			[ -d /home/umarmtest/.local/state/umarm/u1 ] &&
+			pass user.xdg_paths || fail user.xdg_paths "not under XDG dirs"
+		expect user.stop 0 ru stop u1
+		expect user.rm 0 ru rm u1
+		UMARMCTL=$here/../../umarmctl
+		rm -f /tmp/umarm-it-user.img /tmp/umarm-it-umarmctl
+	else
+		echo "SKIP user: cannot create user umarmtest"
+	fi
+fi
+
+# Leave nothing running
+for f in "$T"/etc/instances/*.conf; do
+	[ -e "$f" ] && u kill "$(basename "$f" .conf)" >/dev/null 2>&1
+done
+echo "$passes passed, $fails failed in $(( $(date +%s) - t0 ))s"
+if [ "$fails" -gt 0 ]; then
+	echo "artifacts kept in $T"
+	exit 1
+fi
+rm -rf "$T"
+exit 0
