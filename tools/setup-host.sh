@@ -37,7 +37,7 @@ host_arch=$(dpkg --print-architecture)
 codename=${VERSION_CODENAME:-sid}
 
 if [ "$host_arch" = amd64 ]; then
-	TOOLCHAIN="clang-19 lld-19 llvm-19 libc6-dev-arm64-cross
+	TOOLCHAIN="clang-19 lld-19 llvm-19 libclang-rt-19-dev libc6-dev-arm64-cross
 		libgcc-12-dev-arm64-cross gcc-aarch64-linux-gnu"
 else
 	TOOLCHAIN="clang lld llvm"
