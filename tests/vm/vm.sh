@@ -40,6 +40,7 @@
 #
 # Environment: UMARM_CACHE (cache root, default ~/.cache/linux-uml-arm64),
 # SUITE (sid|trixie, default sid), MIRROR, VM_LOGLEVEL (4), VM_MEM (2048),
+# VM_NATIVE (1: run jobs on this host as on arm64, 0: always emulate),
 # VM_CPU (max), QEMU (qemu-system-aarch64), ARTIFACTS (probe-gate output,
 # default $UMARM_CACHE/artifacts/probe-gate-DATE), PROBE_GATE_PAGE_SIZE (force
 # the page size probe-gate expects: a negative control).
@@ -73,9 +74,20 @@ IMAGE_SIZE=4G
 
 die() { echo "vm.sh: $*" >&2; exit 1; }
 log() { echo "vm.sh: $*" >&2; }
-usage() { sed -n '2,/^set -eu/{/^#/s/^# \{0,1\}//p}' "$0" | sed '/^$/q' >&2; exit 2; }
+# usage() - print the command summary of the header comment, exit 2
+usage() {
+	sed -n '3,/^# In the guest/s/^#\( \|$\)//p' "$0" | sed '$d' >&2
+	exit 2
+}
 
-is_arm64_host() { [ "$(uname -m)" = aarch64 ]; }
+# is_arm64_host() - run jobs natively?  VM_NATIVE=1|0 overrides uname -m
+is_arm64_host() {
+	case "${VM_NATIVE:-}" in
+	1) return 0 ;;
+	0) return 1 ;;
+	esac
+	[ "$(uname -m)" = aarch64 ]
+}
 
 now() { date +%s.%N; }
 elapsed() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }'; }
@@ -283,7 +295,8 @@ cmd_image() {
 		rm -rf "$tmp"
 		die "image: the rootfs lacks a 4k or a 16k kernel"
 	fi
-	mkfs.ext4 -q -F -L root -d "$tmp/root" "$tmp/img/rootfs.img" "$IMAGE_SIZE"
+	truncate -s "$IMAGE_SIZE" "$tmp/img/rootfs.img"
+	mkfs.ext4 -q -F -L root -d "$tmp/root" "$tmp/img/rootfs.img"
 	echo "$key" >"$tmp/img/key"
 	rm -rf "$tmp/root"
 	rm -rf "$d.old"
@@ -587,9 +600,23 @@ build_probe() {
 	fi
 }
 
-# bug_count() - count kernel bug reports in the console log FILE
+# bug_count() - count kernel bug reports in a log FILE (0 if it is missing)
 bug_count() {
-	grep -cE 'BUG:|WARNING:|Oops|Kernel panic|Bad rss-counter' "$1" || :
+	if [ -e "$1" ]; then
+		grep -caE 'BUG:|WARNING:|Oops|Kernel panic|Bad rss-counter' "$1" || :
+	else
+		echo 0
+	fi
+}
+
+# kernel_bugs() - kernel bug reports of run DIR: the console shows only what
+# is above loglevel= (not WARN splats at loglevel 4) and the dmesg saved after
+# the job misses a panic, so take the larger count of the two
+kernel_bugs() {
+	local c d
+	c=$(bug_count "$1/console.log")
+	d=$(bug_count "$1/out/dmesg.txt")
+	echo $((c > d ? c : d))
 }
 
 cmd_probe_gate() {
@@ -623,7 +650,7 @@ EOF
 		if is_arm64_host; then
 			bugs=0
 		else
-			bugs=$(bug_count "$dir/console.log")
+			bugs=$(kernel_bugs "$dir")
 		fi
 		v=$(grep '^verdict=' "$dir/out/job.log" 2>/dev/null | tail -n1 || :)
 		if [ "$rc" = 0 ] && [ "$bugs" = 0 ] &&
