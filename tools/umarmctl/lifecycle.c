@@ -149,6 +149,8 @@ static int wait_ready(const struct inst *in, int fd, int timeout_ms)
 	return EX_FAIL;
 }
 
+static int wait_stopped(const struct inst *in, int timeout_ms);
+
 /**
  * start_one() - start one instance
  * @x:		global options
@@ -214,6 +216,9 @@ static int start_one(struct ctx *x, const char *name, int attach)
 				c.ready_timeout * 1000 + WAIT_SLACK_MS);
 	}
 	close(p[0]);
+	/* A failed start leaves nothing running behind it */
+	if (rc && wait_stopped(&in, c.stop_timeout * 1000 + WAIT_SLACK_MS))
+		warn("%s: still shutting down the failed guest", in.name);
 	lock_release(lock);
 	if (!rc && attach)
 		return console_attach(&in, 0);

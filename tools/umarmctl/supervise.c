@@ -868,7 +868,8 @@ static void loop(struct sup *s)
 				 s->in->name, s->c->ready_timeout,
 				 s->in->name);
 			fail_boot(s, EX_TIMEOUT, msg);
-			stop_start(s, 0);
+			/* nothing booted to shut down cleanly */
+			stop_start(s, 1);
 		} else if (s->stop != STOP_NONE && now >= s->stop_deadline) {
 			stop_start(s, s->stop == STOP_HALT);
 		}

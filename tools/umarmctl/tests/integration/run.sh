@@ -255,6 +255,53 @@ if want broken; then
 	u stop s1 >/dev/null 2>&1
 	expect broken.ok_again 0 u start b1
 	u kill b1 >/dev/null 2>&1
+	# a guest that never reports booted: start times out, nothing stays
+	u create b3 --image "$image" --mem 96M --ready NEVER_PRINTED >/dev/null 2>&1
+	sed -i "s/^ready-timeout = .*/ready-timeout = 3/" "$T/etc/instances/b3.conf"
+	expect boot.timeout 7 u start b3
+	grep_out boot.timeout.msg "did not report booted within 3s" "$T/err"
+	sleep 1
+	pgrep -f "uml_dir=$T/run/b3/" >/dev/null && fail boot.timeout.cleanup "kernel left running" || pass boot.timeout.cleanup
+	# a kernel panic is reported as such
+	u create b4 --image "$image" --mem 96M --cmdline "init=/no/such/init" >/dev/null 2>&1
+	expect boot.panic 8 u start b4
+	grep_out boot.panic.msg "guest kernel panic" "$T/err"
+fi
+
+if want console; then
+	u create v1 --image "$image" --mem 96M >/dev/null 2>&1
+	u start v1 >/dev/null 2>&1
+	echo 'echo console-$((6*7))' | u console v1 >"$T/o" 2>&1
+	grep_out console.io "console-42" "$T/o"
+	# systemd protocol of "umarmctl run": READY=1 after boot, STOPPING=1
+	u stop v1 >/dev/null 2>&1
+	python3 - "$T/notify.sock" >"$T/notify.log" 2>&1 <<'PY' &
+import socket, sys
+s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+s.bind(sys.argv[1])
+s.settimeout(60)
+while True:
+    m = s.recv(4096).decode()
+    print(m.replace("\n", " "), flush=True)
+    if "STOPPING=1" in m:
+        break
+PY
+	lp=$!
+	sleep 0.5
+	NOTIFY_SOCKET="$T/notify.sock" "$UMARMCTL" run v1 >/dev/null 2>&1 &
+	rp=$!
+	for _ in $(seq 100); do
+		grep -q READY=1 "$T/notify.log" && break
+		sleep 0.1
+	done
+	grep_out notify.ready "READY=1" "$T/notify.log"
+	u exec v1 -- true >/dev/null 2>&1 && pass notify.running_exec || fail notify.running_exec "exec failed"
+	kill -TERM "$rp"
+	wait "$rp"
+	rc=$?
+	wait "$lp"
+	grep_out notify.stopping "STOPPING=1" "$T/notify.log"
+	[ "$rc" = 0 ] && pass notify.clean_exit || fail notify.clean_exit "run exited $rc"
 fi
 
 if want manage; then
