@@ -41,8 +41,9 @@
 # Environment: UMARM_CACHE (cache root, default ~/.cache/linux-uml-arm64),
 # SUITE (sid|trixie, default sid), MIRROR, VM_LOGLEVEL (4), VM_MEM (2048),
 # VM_NATIVE (1: run jobs on this host as on arm64, 0: always emulate),
-# VM_CPU (max), QEMU (qemu-system-aarch64), ARTIFACTS (probe-gate output,
-# default $UMARM_CACHE/artifacts/probe-gate-DATE), PROBE_GATE_PAGE_SIZE (force
+# VM_CPU (max), QEMU (qemu-system-aarch64), ARTIFACTS (probe-gate output goes
+# to $ARTIFACTS/probe-gate, default $UMARM_CACHE/artifacts/probe-gate-DATE),
+# CC (probe-gate on arm64, may carry flags), PROBE_GATE_PAGE_SIZE (force
 # the page size probe-gate expects: a negative control).
 set -eu
 
@@ -625,7 +626,12 @@ kernel_bugs() {
 cmd_probe_gate() {
 	local art t0 k ps dir rc bugs v overall=0 kernels="${*:-4k 16k}"
 	t0=$(now)
-	art=${ARTIFACTS:-$UMARM_CACHE/artifacts/probe-gate-$(date +%Y%m%d-%H%M%S)}
+	if [ -n "${ARTIFACTS:-}" ]; then
+		art=$ARTIFACTS/probe-gate
+	else
+		art=$UMARM_CACHE/artifacts/probe-gate-$(date +%Y%m%d-%H%M%S)
+	fi
+	rm -rf "$art"
 	mkdir -p "$art/input"
 	art=$(cd "$art" && pwd)
 	build_probe "$art/input/hostprobe"
