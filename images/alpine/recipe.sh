@@ -58,7 +58,15 @@ recipe_populate() {
 	tar -C "$_root" -xpf "$(alpine_tarball)" --numeric-owner ||
 		die "cannot unpack $ALPINE_TARBALL"
 	check_alpine_arch "$1" "$_root"
-	if [ -e "$_root/sbin/init" ] || [ -L "$_root/sbin/init" ]; then
+	# Alpine's /sbin/init is a symlink to busybox, which picks the applet
+	# by argv[0]: "init.alpine" would not be found, hence a wrapper.
+	if [ -L "$_root/sbin/init" ] &&
+	   [ "$(basename "$(readlink "$_root/sbin/init")")" = busybox ]; then
+		rm "$_root/sbin/init"
+		printf '#!/bin/sh\nexec /bin/busybox init "$@"\n' \
+			>"$_root/sbin/init.alpine"
+		chmod 0755 "$_root/sbin/init.alpine"
+	elif [ -e "$_root/sbin/init" ]; then
 		mv "$_root/sbin/init" "$_root/sbin/init.alpine"
 	fi
 	install -m 0755 "$2/init" "$_root/sbin/init.umarm"
