@@ -59,15 +59,16 @@ static void on_signal(int sig)
 
 /**
  * copy_stdin() - save our standard input into the job's "in" file
- * @path:	file
+ * @jfd:	job directory
  * @pass:	copy stdin (otherwise create the file empty)
  *
  * Return: 0 on success, negative errno on failure
  */
-static int copy_stdin(const char *path, int pass)
+static int copy_stdin(int jfd, int pass)
 {
 	char buf[65536];
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	int fd = openat(jfd, "in", O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
+			O_CLOEXEC, 0600);
 	int rc = 0;
 	ssize_t n;
 
@@ -88,14 +89,18 @@ static int copy_stdin(const char *path, int pass)
 
 /**
  * pump() - copy what was appended to a file since last time
- * @path:	file written by the guest
+ * @jfd:	job directory
+ * @name:	file written by the guest
  * @off:	offset copied so far, updated
  * @out:	our descriptor
+ *
+ * The guest owns the job directory: it could replace a file with a
+ * symlink to anything on the host, hence O_NOFOLLOW.
  */
-static void pump(const char *path, off_t *off, int out)
+static void pump(int jfd, const char *name, off_t *off, int out)
 {
 	char buf[65536];
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = openat(jfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 	ssize_t n;
 
 	if (fd < 0)
@@ -108,18 +113,67 @@ static void pump(const char *path, off_t *off, int out)
 }
 
 /**
+ * put_file() - create a new file in the job directory
+ * @jfd:	job directory
+ * @name:	file name
+ * @buf:	contents
+ * @len:	length
+ *
+ * Return: 0 on success, negative errno on failure
+ */
+static int put_file(int jfd, const char *name, const char *buf, size_t len)
+{
+	int fd = openat(jfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
+			O_CLOEXEC, 0600);
+	int rc;
+
+	if (fd < 0)
+		return -errno;
+	rc = write_all(fd, buf, len);
+	if (close(fd) && !rc)
+		rc = -errno;
+	return rc;
+}
+
+/**
+ * read_rc() - read the exit status file, if the guest wrote it
+ * @jfd:	job directory
+ * @rc:	status
+ *
+ * Return: 1 if present, 0 if not yet
+ */
+static int read_rc(int jfd, int *rc)
+{
+	char buf[16];
+	int fd = openat(jfd, "rc", O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = 0;
+	*rc = atoi(buf);
+	if (*rc < 0 || *rc > 255)
+		*rc = EX_EXEC;
+	return 1;
+}
+
+/**
  * write_job() - write the job files
- * @dir:	job directory on the host
+ * @jfd:	job directory
  * @gdir:	the same directory as the guest sees it
  * @cmd:	command and arguments
  * @ncmd:	number of them
  *
  * Return: 0 on success, negative errno on failure
  */
-static int write_job(const char *dir, const char *gdir, char **cmd, int ncmd)
+static int write_job(int jfd, const char *gdir, char **cmd, int ncmd)
 {
-	char path[PATH_LEN], *buf;
 	size_t size = 256, o;
+	char *buf;
 	int i, rc;
 
 	for (i = 0; i < ncmd; i++)
@@ -137,8 +191,7 @@ static int write_job(const char *dir, const char *gdir, char **cmd, int ncmd)
 		o += strlen(buf + o);
 	}
 	buf[o++] = '\n';
-	pathf(path, "%s/cmd", dir);
-	rc = write_file_atomic(path, buf, o, 0600);
+	rc = put_file(jfd, "cmd", buf, o);
 	free(buf);
 	if (rc)
 		return rc;
@@ -149,10 +202,44 @@ static int write_job(const char *dir, const char *gdir, char **cmd, int ncmd)
 			"sh \"$J/cmd\" < \"$J/in\" > \"$J/out\" 2> \"$J/err\"\n"
 			"echo $? > \"$J/rc.tmp\" && mv \"$J/rc.tmp\" \"$J/rc\"\n",
 			gdir);
-	pathf(path, "%s/run", dir);
-	rc = write_file_atomic(path, buf, strlen(buf), 0600);
+	rc = put_file(jfd, "run", buf, strlen(buf));
 	free(buf);
 	return rc;
+}
+
+/**
+ * job_dir() - create a job directory without following guest symlinks
+ * @in:		instance
+ * @id:		job id
+ * @dir:	host path of the job directory, PATH_LEN bytes
+ *
+ * Return: descriptor of the new directory, negative errno on failure
+ */
+static int job_dir(const struct inst *in, const char *id, char *dir)
+{
+	char jobs[PATH_LEN];
+	int dfd, jfd;
+
+	if (pathf(jobs, "%s/%s/jobs", in->state, EXCHANGE_DIR) ||
+	    pathf(dir, "%s/%s", jobs, id))
+		return -ENAMETOOLONG;
+	/* "exchange" is the hostfs root, which the guest cannot replace;
+	 * "jobs" inside it could have become a symlink.
+	 */
+	dfd = open(jobs, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (dfd < 0)
+		return -errno;
+	if (mkdirat(dfd, id, 0700)) {
+		int rc = -errno;
+
+		close(dfd);
+		return rc;
+	}
+	jfd = openat(dfd, id, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (jfd < 0)
+		jfd = -errno;
+	close(dfd);
+	return jfd;
 }
 
 /**
@@ -169,14 +256,14 @@ static int write_job(const char *dir, const char *gdir, char **cmd, int ncmd)
 int exec_in_guest(const struct inst *in, char **cmd, int ncmd,
 		  int pass_stdin, int timeout_s)
 {
-	char dir[PATH_LEN], gdir[PATH_LEN], path[PATH_LEN], line[PATH_LEN + 64];
-	char reply[600], sp[PATH_LEN], *rcs = NULL, id[64];
+	char dir[PATH_LEN], gdir[PATH_LEN], line[PATH_LEN + 64];
+	char reply[600], sp[PATH_LEN], id[64];
 	off_t ooff = 0, eoff = 0;
 	uint64_t t0 = boot_ms(), started = 0;
 	unsigned int wait = POLL_MIN_MS;
 	struct sigaction sa = { .sa_handler = on_signal };
 	struct state st;
-	int rc = EX_EXEC, r;
+	int rc = EX_EXEC, r, jfd, status;
 	static unsigned int seq;
 
 	inst_path(in, sp, 1, STATE_FILE);
@@ -193,16 +280,17 @@ int exec_in_guest(const struct inst *in, char **cmd, int ncmd,
 
 	snprintf(id, sizeof(id), "%d-%llx-%u", (int)getpid(),
 		 (unsigned long long)now_ms(), seq++);
-	if (pathf(dir, "%s/%s/jobs/%s", in->state, EXCHANGE_DIR, id) ||
-	    pathf(gdir, "%s/jobs/%s", GUEST_EXCHANGE, id))
+	if (pathf(gdir, "%s/jobs/%s", GUEST_EXCHANGE, id))
 		return EX_EXEC;
-	r = mkdir_p(dir, 0700);
-	if (!r) {
-		pathf(path, "%s/in", dir);
-		r = copy_stdin(path, pass_stdin);
+	jfd = job_dir(in, id, dir);
+	if (jfd < 0) {
+		err("%s: cannot create the job directory %s: %s", in->name, dir,
+		    strerror(-jfd));
+		return EX_EXEC;
 	}
+	r = copy_stdin(jfd, pass_stdin);
 	if (!r)
-		r = write_job(dir, gdir, cmd, ncmd);
+		r = write_job(jfd, gdir, cmd, ncmd);
 	if (r) {
 		err("%s: cannot write the job in %s: %s", in->name, dir,
 		    strerror(-r));
@@ -223,13 +311,16 @@ int exec_in_guest(const struct inst *in, char **cmd, int ncmd,
 	}
 
 	for (;;) {
-		pathf(path, "%s/out", dir);
-		pump(path, &ooff, 1);
-		pathf(path, "%s/err", dir);
-		pump(path, &eoff, 2);
-		pathf(path, "%s/rc", dir);
-		if (read_file(path, &rcs, 64) > 0)
+		int done;
+
+		/* check rc first: out and err are complete once it exists */
+		done = read_rc(jfd, &status);
+		pump(jfd, "out", &ooff, 1);
+		pump(jfd, "err", &eoff, 2);
+		if (done) {
+			rc = status;
 			break;
+		}
 		if (interrupted) {
 			err("%s: interrupted; the command may still run in the guest",
 			    in->name);
@@ -237,8 +328,7 @@ int exec_in_guest(const struct inst *in, char **cmd, int ncmd,
 			goto out;
 		}
 		if (!started) {
-			pathf(path, "%s/started", dir);
-			if (!access(path, F_OK)) {
+			if (!faccessat(jfd, "started", F_OK, AT_SYMLINK_NOFOLLOW)) {
 				started = boot_ms();
 			} else if (boot_ms() - t0 > START_TIMEOUT_MS) {
 				err("%s: no shell on the guest console picked up the command within %ds; exec needs a root shell on the console and %s mounted (see umarmctl(1), EXEC)",
@@ -262,16 +352,8 @@ int exec_in_guest(const struct inst *in, char **cmd, int ncmd,
 		    boot_ms() - started > 200)
 			wait *= 2;
 	}
-	/* the guest closed out and err before writing rc */
-	pathf(path, "%s/out", dir);
-	pump(path, &ooff, 1);
-	pathf(path, "%s/err", dir);
-	pump(path, &eoff, 2);
-	rc = atoi(rcs);
-	if (rc < 0 || rc > 255)
-		rc = EX_EXEC;
 out:
-	free(rcs);
+	close(jfd);
 	rm_rf(dir);
 	return rc;
 }

@@ -140,6 +140,12 @@ if want basic; then
 	expect exec.after_resume 0 u exec a1 -- true
 	u logs a1 >"$T/log"
 	grep_out logs.boot_marker UMARM_BOOT_OK "$T/log"
+	# the guest owns /host: a symlink planted there must not make the
+	# host write (or read) elsewhere
+	mkdir -p "$T/victim"
+	u exec a1 -- sh -c "rm -rf /host/jobs; ln -s $T/victim /host/jobs" >/dev/null 2>&1
+	expect exec.symlink_refused 255 u exec a1 -- true
+	[ -z "$(ls -A "$T/victim")" ] && pass exec.symlink_no_write || fail exec.symlink_no_write "$(ls "$T/victim")"
 	expect rm.running 5 u rm a1
 	s=$(date +%s%N)
 	expect stop.ok 0 u stop a1
