@@ -146,6 +146,8 @@ cmd_rootfs() {
 	fi
 	is_arm64_host || [ -e /proc/sys/fs/binfmt_misc/qemu-aarch64 ] ||
 		die "qemu-aarch64 binfmt is not registered: run 'make deps'"
+	# Left by an interrupted build; nobody else builds while we hold the lock.
+	rm -rf "$VMC/rootfs-$SUITE.tmp."*
 	tmp=$(mktemp -d "$VMC/rootfs-$SUITE.tmp.XXXXXX")
 	log "rootfs: mmdebstrap $SUITE into $tmp/root (about 3 min)"
 	# update-initramfs is diverted to a no-op while the kernels install:
@@ -277,6 +279,7 @@ cmd_image() {
 		exec 8>&-
 		return 0
 	fi
+	rm -rf "$VMC/image-$SUITE.tmp."*
 	tmp=$(mktemp -d "$VMC/image-$SUITE.tmp.XXXXXX")
 	mkdir "$tmp/root" "$tmp/img"
 	zstd -qdc "$VMC/rootfs-$SUITE.tar.zst" | tar --numeric-owner -C "$tmp/root" -xf -
@@ -388,6 +391,7 @@ run_native() {
 	return "$rc"
 }
 
+# default_out() - a new OUT directory under $UMARM_CACHE/vm/runs
 default_out() {
 	mkdir -p "$VMC/runs"
 	mktemp -d "$VMC/runs/$(date +%Y%m%d-%H%M%S).XXXX"
@@ -441,8 +445,10 @@ cmd_run() {
 
 # ---------------------------------------------------------------- persistent
 
+# state_pid() - the pid of the persistent VM's qemu, or nothing
 state_pid() { cat "$RUNDIR/pid" 2>/dev/null || :; }
 
+# vm_alive() - is the persistent VM's qemu still running (not a zombie)?
 vm_alive() {
 	local pid
 	pid=$(state_pid)
@@ -450,6 +456,7 @@ vm_alive() {
 		grep -q qemu "/proc/$pid/cmdline" 2>/dev/null
 }
 
+# lock_run() - take the persistent VM's lock (fd 9) until this script exits
 lock_run() {
 	mkdir -p "$RUNDIR"
 	exec 9>"$RUNDIR/../run.lock"
@@ -677,20 +684,27 @@ EOF
 
 # ---------------------------------------------------------------- main
 
-[ $# -ge 1 ] || usage
-cmd=$1
-shift
-case "$cmd" in
-deps) cmd_deps ;;
-rootfs) cmd_rootfs ;;
-image) cmd_image ;;
-run) cmd_run "$@" ;;
-start) cmd_start "$@" ;;
-exec) cmd_exec "$@" ;;
-cp) cmd_cp "$@" ;;
-stop) cmd_stop ;;
-status) cmd_status ;;
-probe-gate) cmd_probe_gate "$@" ;;
--h|--help|help) usage ;;
-*) usage ;;
-esac
+# main() - dispatch COMMAND
+main() {
+	local cmd
+	[ $# -ge 1 ] || usage
+	cmd=$1
+	shift
+	case "$cmd" in
+	deps) cmd_deps ;;
+	rootfs) cmd_rootfs ;;
+	image) cmd_image ;;
+	run) cmd_run "$@" ;;
+	start) cmd_start "$@" ;;
+	exec) cmd_exec "$@" ;;
+	cp) cmd_cp "$@" ;;
+	stop) cmd_stop ;;
+	status) cmd_status ;;
+	probe-gate) cmd_probe_gate "$@" ;;
+	*) usage ;;
+	esac
+}
+
+# On one line, so that bash has read it all before running it: editing this
+# file while it runs (e.g. a persistent VM's exec) cannot derail it.
+main "$@"; exit $?
