@@ -208,6 +208,19 @@ static int write_job(int jfd, const char *gdir, char **cmd, int ncmd)
 }
 
 /**
+ * job_gone() - whether the guest removed the job directory
+ * @jfd:	job directory
+ *
+ * Return: 1 if it no longer has a name on the host
+ */
+static int job_gone(int jfd)
+{
+	struct stat st;
+
+	return fstat(jfd, &st) || !st.st_nlink;
+}
+
+/**
  * job_dir() - create a job directory without following guest symlinks
  * @in:		instance
  * @id:		job id
@@ -345,6 +358,11 @@ int exec_in_guest(const struct inst *in, char **cmd, int ncmd,
 		}
 		if (!inst_running(in)) {
 			err("%s: stopped while the command ran", in->name);
+			goto out;
+		}
+		if (job_gone(jfd)) {
+			err("%s: the job directory %s was removed in the guest; the command's status is lost",
+			    in->name, dir);
 			goto out;
 		}
 		sleep_ms(wait);

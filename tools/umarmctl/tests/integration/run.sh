@@ -72,13 +72,13 @@ grep_out() {
 	fi
 }
 want() {
+	[ -z "$CASES" ] && return 0
 	case " $CASES " in
-	"  "|*" $1 "*) return 0 ;;
+	*" $1 "*) return 0 ;;
 	esac
 	return 1
 }
-CASES=" $* "
-[ $# -eq 0 ] && CASES=" "
+CASES="$*"
 
 echo "kernel: $kernel"
 image=${UMARM_TEST_IMAGE:-}
@@ -202,8 +202,8 @@ if want kill9; then
 	# supervisor while booting
 	u start k1 >/dev/null 2>&1 &
 	sp=$!
-	sleep 0.3
-	kill -9 "$sp"
+	sleep 0.05
+	kill -9 "$sp" 2>/dev/null
 	wait "$sp" 2>/dev/null
 	expect kill9.start_client.next_start 0 u start k1
 	expect kill9.start_client.stop 0 u stop k1
@@ -346,9 +346,11 @@ if want user && [ "$(id -u)" = 0 ] && command -v runuser >/dev/null; then
 	id umarmtest >/dev/null 2>&1 || useradd -m umarmtest 2>/dev/null
 	if id umarmtest >/dev/null 2>&1; then
 		cp "$image" /tmp/umarm-it-user.img && chmod 644 /tmp/umarm-it-user.img
+		# the user may not read root's files: give it copies
+		cp "$kernel" /tmp/umarm-it-kernel && chmod 755 /tmp/umarm-it-kernel
 		ru() { runuser -u umarmtest -- env -u UMARM_CONFIG_DIR -u UMARM_STATE_DIR \
 			-u UMARM_RUNTIME_DIR -u XDG_RUNTIME_DIR HOME=/home/umarmtest \
-			UMARM_KERNEL="$kernel" UMARM_NO_SYSTEMD=1 "$UMARMCTL" "$@"; }
+			UMARM_KERNEL=/tmp/umarm-it-kernel UMARM_NO_SYSTEMD=1 "$UMARMCTL" "$@"; }
 		cp "$UMARMCTL" /tmp/umarm-it-umarmctl && chmod 755 /tmp/umarm-it-umarmctl
 		UMARMCTL=/tmp/umarm-it-umarmctl
 		ru rm -f u1 >/dev/null 2>&1
@@ -364,7 +366,7 @@ if want user && [ "$(id -u)" = 0 ] && command -v runuser >/dev/null; then
 		expect user.stop 0 ru stop u1
 		expect user.rm 0 ru rm u1
 		UMARMCTL=$here/../../umarmctl
-		rm -f /tmp/umarm-it-user.img /tmp/umarm-it-umarmctl
+		rm -f /tmp/umarm-it-user.img /tmp/umarm-it-umarmctl /tmp/umarm-it-kernel
 	else
 		echo "SKIP user: cannot create user umarmtest"
 	fi
