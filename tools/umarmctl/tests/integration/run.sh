@@ -94,8 +94,8 @@ if want basic; then
 	expect create.dup 5 u create a1 --image "$image"
 	expect create.badname 2 u create ../etc --image "$image"
 	expect create.longname 2 u create "$(printf 'x%.0s' $(seq 64))" --image "$image"
-	expect create.missing_image 1 u create a2 --image /nonexistent.img
-	grep_out create.missing_image.msg "nonexistent" "$T/err"
+	expect create.missing_image 1 u create a2 --image "$T/missing.img"
+	grep_out create.missing_image.msg "missing.img" "$T/err"
 	expect create.bad_mem 2 u create a3 --image "$image" --mem lots
 	s=$(date +%s%N)
 	expect start.ok 0 u start a1
@@ -246,7 +246,7 @@ if want broken; then
 	rm "$T/gone.img"
 	expect broken.missing_base 5 u start b2
 	grep_out broken.missing_base.msg "base image $T/gone.img: No such file" "$T/err"
-	expect broken.missing_kernel 6 env UMARM_KERNEL=/nonexistent/linux "$UMARMCTL" start b1
+	expect broken.missing_kernel 6 env UMARM_KERNEL="$T/missing/linux" "$UMARMCTL" start b1
 	grep_out broken.missing_kernel.msg "install linux-uml-arm64" "$T/err"
 	# two instances on one writable disk: the second is told who has it
 	cp "$image" "$T/shared.img"

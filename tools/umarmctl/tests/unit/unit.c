@@ -347,8 +347,9 @@ static void test_mconsole(void)
 	n = mc_command(path, "version", out, sizeof(out), 200, &uerr);
 	CHECK("mc.no_listener", n == -ECONNREFUSED, "rc=%d", n);
 	unlink(path);
-	n = mc_command("/nonexistent/mconsole", "version", out, sizeof(out),
-		       200, &uerr);
+	snprintf(path, sizeof(path), "/tmp/umarm-unit-%d.missing/mconsole",
+		 getpid());
+	n = mc_command(path, "version", out, sizeof(out), 200, &uerr);
 	CHECK("mc.no_socket", n == -ENOENT, "rc=%d", n);
 }
 
@@ -369,8 +370,9 @@ static void test_atomic(void)
 	      "n=%zd", n);
 	free(buf);
 	unlink(path);
-	CHECK("atomic.enoent", write_file_atomic("/nonexistent/x", "a", 1,
-						 0644) == -ENOENT, "failed");
+	snprintf(path, sizeof(path), "/tmp/umarm-unit-%d.missing/x", getpid());
+	CHECK("atomic.enoent", write_file_atomic(path, "a", 1, 0644) == -ENOENT,
+	      "failed");
 }
 
 /**
