@@ -7,6 +7,8 @@
 # used; from x86_64 for arm64, clang-19 --target=aarch64-linux-gnu (with the
 # libc6-dev-arm64-cross sysroot).  Programs that only make sense on one
 # architecture (regtorture: aarch64 registers) are built only there.
+# GUEST_PREBUILT=DIR copies the programs from DIR instead (a test host
+# without a compiler, e.g. the emulated arm64 host).
 set -eu
 
 [ $# -eq 2 ] || { sed -n '4p' "$0" | sed 's/^# //' >&2; exit 2; }
@@ -27,6 +29,10 @@ else
 fi
 
 for p in $progs; do
+	if [ -n "${GUEST_PREBUILT:-}" ]; then
+		cp "$GUEST_PREBUILT/$p" "$out/$p"
+		continue
+	fi
 	# shellcheck disable=SC2086
 	$cc -static -O2 -pthread -Wall -Wextra -Werror -o "$out/$p" "$src/$p.c"
 done

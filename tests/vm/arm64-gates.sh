@@ -1,0 +1,107 @@
+#!/bin/bash
+# arm64-gates.sh - run the arm64 boot gates inside the emulated arm64 host
+#
+# Usage: tests/vm/arm64-gates.sh HOSTKERNEL OUTDIR CASE...
+#
+# HOSTKERNEL is 4k or 16k (the Debian host kernel of tests/vm); each CASE is
+# FLAVOUR:GATE[:BOOTARG...], e.g. 4k:boot-minimal:nosysemu,
+# 16k:register-torture, 4k:refused (a 4K kernel on this host must refuse to
+# boot with a message naming both page sizes).  The UML kernels come from
+# kernel/build.sh (arm64-4k, arm64-16k), the images from images/build.sh
+# (minimal, debian for arm64), the guest programs from
+# tests/autopkgtest/guest/build.sh; all go into the VM as one tar on a raw
+# disk.  Prints one line per case:
+#
+#   CASE FLAVOUR:GATE[:ARGS] verdict=... kernel_bugs=N artifacts=DIR
+#
+# with DIR on this machine (under OUTDIR/files).  A case whose gate printed no
+# verdict gets verdict=FAIL.  Exit status: 0 when every case passed.
+set -eu
+
+top=$(cd "$(dirname "$0")/../.." && pwd)
+[ $# -ge 3 ] || { sed -n '4p' "$0" | sed 's/^# //' >&2; exit 2; }
+host=$1 out=$2
+shift 2
+mkdir -p "$out"
+out=$(cd "$out" && pwd)
+
+bundle=$out/bundle
+rm -rf "$bundle"
+mkdir -p "$bundle/k" "$bundle/img" "$bundle/guest" "$bundle/tests"
+need_debian=
+for c in "$@"; do
+	f=${c%%:*}
+	[ -e "$bundle/k/$f/linux" ] && continue
+	k=$("$top/kernel/build.sh" path "arm64-$f")/linux
+	[ -x "$k" ] || { echo "arm64-gates.sh: no $k: build it with kernel/build.sh arm64-$f" >&2; exit 1; }
+	mkdir -p "$bundle/k/$f"
+	cp "$k" "$bundle/k/$f/linux"
+	case $c in *:boot-debian*) need_debian=1 ;; esac
+done
+cp "$("$top/images/build.sh" minimal arm64 | tail -n 1)" "$bundle/img/minimal.ext4"
+if [ -n "$need_debian" ]; then
+	cp --sparse=always "$("$top/images/build.sh" debian arm64 | tail -n 1)" \
+		"$bundle/img/debian.ext4"
+fi
+"$top/tests/autopkgtest/guest/build.sh" arm64 "$bundle/guest" >/dev/null
+cp -r "$top/tests/autopkgtest" "$bundle/tests/"
+tar --sparse -C "$bundle" -cf "$out/bundle.tar" .
+rm -rf "$bundle"
+
+cat >"$out/job.sh" <<'EOF'
+#!/bin/sh
+# Runs in the arm64 host: one gate per argument, artifacts into $CI_OUT.
+export UMARM_CACHE=/tmp/umarm-cache GUEST_PREBUILT=$CI_WORK/guest
+gates=$CI_WORK/tests/autopkgtest
+for c in "$@"; do
+	flavour=${c%%:*}
+	rest=${c#*:}
+	gate=${rest%%:*}
+	args=
+	[ "$rest" = "$gate" ] || args=$(echo "${rest#*:}" | tr ':' ' ')
+	name=$(echo "$c" | tr ':=' '__')
+	export KERNEL=$CI_WORK/k/$flavour/linux BOOT_ARGS="$args" \
+		GATE_NAME=$name ARTIFACTS=$CI_OUT
+	case $gate in
+	boot-minimal|register-torture) export IMAGE=$CI_WORK/img/minimal.ext4 ;;
+	boot-debian) export IMAGE=$CI_WORK/img/debian.ext4 ;;
+	refused)
+		# A kernel whose pages are smaller than the host's must say so.
+		gate=lib/run-gate
+		set -- --name "$name" --kernel "$KERNEL" \
+			--image "$CI_WORK/img/minimal.ext4" --timeout 60 \
+			--marker "Host pages ($(getconf PAGESIZE) bytes) are larger" \
+			--artifacts "$CI_OUT/$name"
+		;;
+	esac
+	if [ "$gate" = lib/run-gate ]; then
+		line=$("$gates/$gate" "$@" 2>&1 | tail -n 1)
+	else
+		line=$("$gates/$gate" 2>&1 | tail -n 1)
+	fi
+	case $line in
+	verdict=*) ;;
+	*) line="verdict=FAIL kernel_bugs=0 artifacts=none ($line)" ;;
+	esac
+	echo "CASE $c $line"
+done
+EOF
+chmod +x "$out/job.sh"
+
+log=$out/vm-output.txt
+rc=0
+"$top/tests/vm/vm.sh" run --kernel "$host" --timeout "${TIMEOUT:-3000}" \
+	--disk "$out/bundle.tar" --out "$out/vm" "$out/job.sh" "$@" >"$log" 2>&1 ||
+	rc=$?
+rm -f "$out/bundle.tar"
+failed=0
+for c in "$@"; do
+	line=$(grep -F "CASE $c " "$log" | tail -n 1 | cut -d' ' -f3-)
+	[ -n "$line" ] || line="verdict=FAIL kernel_bugs=0 artifacts=none (vm.sh rc=$rc, see $log)"
+	# Artifacts written to CI_OUT in the guest come back under vm/files.
+	# (/work/ci-out in the emulated host; the host's own path when native)
+	line=${line//artifacts=\/work\/ci-out/artifacts=$out\/vm\/files}
+	echo "CASE $c $line"
+	case $line in verdict=PASS*) ;; *) failed=1 ;; esac
+done
+exit "$failed"
