@@ -26,7 +26,7 @@ BASE_PKGS="make bc bison flex cpio xz-utils zstd kmod libssl-dev libelf-dev
 # Taken from bookworm-backports on bookworm: QEMU 10 emulates FEAT_FPAC,
 # bookworm's 7.2 does not; mmdebstrap 1.5 handles sid's usrmerge.
 BPO_PKGS="qemu-system-arm qemu-system-common qemu-system-data qemu-user
-	qemu-user-static qemu-user-binfmt mmdebstrap libbrlapi0.8"
+	qemu-user-static qemu-user-binfmt qemu-utils mmdebstrap libbrlapi0.8"
 # Taken from sid on bookworm: the kernel source this project builds.
 SID_PKGS="linux-source-7.2"
 
