@@ -134,12 +134,20 @@ kmake() {
 
 do_config() {
 	mkdir -p "$KOUT"
+	# Keep the old .config (and its mtime) when the result is the same, so
+	# that a build with nothing to do does not resync and relink.
+	[ ! -f "$KOUT/.config" ] || cp -p "$KOUT/.config" "$KOUT/.config.prev"
 	kmake -s defconfig >/dev/null ||
 		die "$FLAVOUR: 'make ARCH=um SUBARCH=$SUBARCH defconfig' failed; for arm64 the subarch patches of kernel/patches must provide arch/arm64/Makefile.um and arch/um/configs/arm64_defconfig"
 	# shellcheck disable=SC2086
 	(cd "$KOUT" && "$KSRC/scripts/kconfig/merge_config.sh" -m -O "$KOUT" \
 		.config $FRAGMENTS >/dev/null)
 	kmake -s olddefconfig
+	if [ -f "$KOUT/.config.prev" ] && cmp -s "$KOUT/.config" "$KOUT/.config.prev"; then
+		mv "$KOUT/.config.prev" "$KOUT/.config"
+	else
+		rm -f "$KOUT/.config.prev"
+	fi
 	check_fragments
 }
 
