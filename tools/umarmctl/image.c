@@ -124,11 +124,18 @@ int image_resolve(const char *image, char *out)
 	char script[PATH_LEN], real[PATH_MAX];
 	struct stat st;
 
-	if (strchr(image, '/') || !stat(image, &st)) {
-		if (stat(image, &st) || !S_ISREG(st.st_mode) ||
-		    !realpath(image, real)) {
-			err("image file %s: %s", image,
-			    errno ? strerror(errno) : "not a regular file");
+	/*
+	 * A path, or a regular file of that name here; not a directory: a
+	 * source tree has debian/ and images/ next to where one types
+	 * "--image debian".
+	 */
+	if (strchr(image, '/') || (!stat(image, &st) && S_ISREG(st.st_mode))) {
+		if (stat(image, &st)) {
+			err("image file %s: %s", image, strerror(errno));
+			return -ENOENT;
+		}
+		if (!S_ISREG(st.st_mode) || !realpath(image, real)) {
+			err("image file %s: not a regular file", image);
 			return -ENOENT;
 		}
 		return pathf(out, "%s", real);
