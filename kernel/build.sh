@@ -86,7 +86,7 @@ series_hash() {
 
 # prepare_tree - unpack the source once and bring the quilt series up to date
 prepare_tree() {
-	if [ -z "${KSRC:-}" ]; then
+	if [ -z "${KSRC_GIVEN:-}" ]; then
 		[ -f "$tarball" ] ||
 			die "$tarball is missing: install linux-source-7.2 ('make deps')"
 		KSRC=$UMARM_CACHE/src/linux-source-7.2
@@ -110,9 +110,16 @@ prepare_tree() {
 	log "applying kernel/patches/series to $KSRC"
 	rm -f "$KSRC/.umarm-series"
 	export QUILT_PATCHES=$patches QUILT_PC=.pc
-	if [ -d "$KSRC/.pc" ]; then
-		(cd "$KSRC" && quilt pop -a -q >/dev/null) ||
+	# -f: restore from quilt's own backups even when the patch files have
+	# changed since they were pushed (another checkout sharing this cache).
+	if [ -d "$KSRC/.pc" ] &&
+	   ! (cd "$KSRC" && quilt pop -a -f -q >/dev/null); then
+		[ -n "${KSRC_GIVEN:-}" ] &&
 			die "quilt pop -a failed in $KSRC; remove it to start over"
+		log "quilt pop -a failed: unpacking $tarball again"
+		rm -f "$KSRC/.umarm-unpacked"
+		prepare_tree
+		return
 	fi
 	if grep -q '^[[:space:]]*[^#[:space:]]' "$patches/series"; then
 		if ! (cd "$KSRC" && quilt push -a -q --fuzz=0); then
@@ -197,6 +204,7 @@ else
 fi
 flavour_vars "$FLAVOUR"
 KOUT=${KOUT:-$UMARM_CACHE/kernel/$FLAVOUR}
+[ -z "${KSRC:-}" ] || KSRC_GIVEN=1
 
 case $cmd in
 path)
