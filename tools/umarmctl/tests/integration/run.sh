@@ -188,7 +188,13 @@ if want kill9; then
 	expect kill9.uml.restart 0 u start k1
 	sup=$(sed -n 's/^supervisor=//p' "$T/run/k1/state")
 	kill -9 "$sup"
-	sleep 1
+	# The kernel notices its parent's death (PDEATHSIG) and exits; on a
+	# loaded machine that takes more than a second (seen in a cold CI run).
+	i=0
+	while [ $i -lt 50 ] && pgrep -f "uml_dir=$T/run/k1/" >/dev/null; do
+		sleep 0.2
+		i=$((i + 1))
+	done
 	if pgrep -f "uml_dir=$T/run/k1/" >/dev/null; then
 		fail kill9.supervisor.kernel_gone "kernel survived its supervisor"
 	else
