@@ -8,7 +8,8 @@
 # 16k:register-torture, 4k:refused (a 4K kernel on this host must refuse to
 # boot with a message naming both page sizes).  The UML kernels come from
 # kernel/build.sh (arm64-4k, arm64-16k), the images from images/build.sh
-# (minimal, debian for arm64), the guest programs from
+# (minimal, debian for arm64; ARM64_KERNEL_4K and ARM64_KERNEL_16K name
+# kernels built elsewhere), the guest programs from
 # tests/autopkgtest/guest/build.sh; all go into the VM as one tar on a raw
 # disk.  Prints one line per case:
 #
@@ -32,7 +33,9 @@ need_debian=
 for c in "$@"; do
 	f=${c%%:*}
 	[ -e "$bundle/k/$f/linux" ] && continue
-	k=$("$top/kernel/build.sh" path "arm64-$f")/linux
+	# ARM64_KERNEL_4K / ARM64_KERNEL_16K: a kernel built elsewhere (devtree)
+	k=$(eval echo "\${ARM64_KERNEL_$(echo "$f" | tr k K):-}")
+	[ -n "$k" ] || k=$("$top/kernel/build.sh" path "arm64-$f")/linux
 	[ -x "$k" ] || { echo "arm64-gates.sh: no $k: build it with kernel/build.sh arm64-$f" >&2; exit 1; }
 	mkdir -p "$bundle/k/$f"
 	cp "$k" "$bundle/k/$f/linux"
