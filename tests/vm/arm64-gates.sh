@@ -32,6 +32,7 @@ mkdir -p "$bundle/k" "$bundle/img" "$bundle/guest" "$bundle/tests"
 need_debian=
 for c in "$@"; do
 	f=${c%%:*}
+	case $c in *:boot-debian*) need_debian=1 ;; esac
 	[ -e "$bundle/k/$f/linux" ] && continue
 	# ARM64_KERNEL_4K / ARM64_KERNEL_16K: a kernel built elsewhere (devtree)
 	k=$(eval echo "\${ARM64_KERNEL_$(echo "$f" | tr k K):-}")
@@ -39,7 +40,6 @@ for c in "$@"; do
 	[ -x "$k" ] || { echo "arm64-gates.sh: no $k: build it with kernel/build.sh arm64-$f" >&2; exit 1; }
 	mkdir -p "$bundle/k/$f"
 	cp "$k" "$bundle/k/$f/linux"
-	case $c in *:boot-debian*) need_debian=1 ;; esac
 done
 cp "$("$top/images/build.sh" minimal arm64 | tail -n 1)" "$bundle/img/minimal.ext4"
 if [ -n "$need_debian" ]; then
