@@ -158,9 +158,12 @@ do_config() {
 	check_fragments
 }
 
-# check_fragments - every "CONFIG_X=y|m" a fragment asks for must survive
+# check_fragments - every "CONFIG_X=y|m" a fragment asks for must survive;
+# the page size defines the flavour, so a kernel without it is an error
 check_fragments() {
 	local bad=
+	grep -qx "CONFIG_PAGE_SIZE_${PAGE%k}KB=y" "$KOUT/.config" ||
+		die "$FLAVOUR: the series does not offer ${PAGE} pages for SUBARCH=$SUBARCH (CONFIG_PAGE_SIZE_${PAGE%k}KB is not set): the subarch Kconfig must select HAVE_PAGE_SIZE_${PAGE%k}KB"
 	for f in $FRAGMENTS; do
 		while IFS= read -r line; do
 			case $line in
