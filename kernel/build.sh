@@ -131,6 +131,10 @@ prepare_tree() {
 
 kmake() {
 	local cc="clang${LLVM#1}"
+	# ccache's direct mode misses a new header that shadows an old one
+	# earlier in the include path (an overlay in arch/arm64/um/asm): it
+	# reused stale objects once; hash the preprocessed source instead.
+	export CCACHE_NODIRECT=1
 	[ "$LLVM" = 1 ] && cc=clang
 	if [ -z "${NO_CCACHE:-}" ] && command -v ccache >/dev/null; then
 		set -- CC="ccache $cc" HOSTCC="ccache $cc" "$@"

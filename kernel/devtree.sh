@@ -55,11 +55,12 @@ do_import() {
 }
 
 do_export() {
-	local dir=$1 tmp n
+	local dir=$1 n
 	git -C "$dir" rev-parse -q --verify umarm-base >/dev/null ||
 		die "$dir has no umarm-base tag: create it with 'import'"
 	[ -z "$(git -C "$dir" status --porcelain --untracked-files=no)" ] ||
 		die "$dir has uncommitted changes: commit them first"
+	# global: the EXIT trap runs after this function has returned
 	tmp=$(mktemp -d)
 	trap 'rm -rf "$tmp"' EXIT
 	git -C "$dir" format-patch -q --no-signature --zero-commit \
