@@ -38,7 +38,8 @@ make -s -C "$top/tools/umarmctl"
 ctl="$top/tools/umarmctl/umarmctl"
 export UMARM_SRCDIR="$top"
 
-if "$ctl" --user status "$name" >/dev/null 2>&1; then
+# (status exits non-zero for a stopped instance; config only if it exists)
+if "$ctl" --user config "$name" >/dev/null 2>&1; then
 	say "instance $name exists; (re)starting it"
 	"$ctl" --user stop "$name" >/dev/null 2>&1 || true
 else
