@@ -6,7 +6,8 @@
 # ARCH is arm64 or amd64.  On a host of that architecture the native cc is
 # used; from x86_64 for arm64, clang-19 --target=aarch64-linux-gnu (with the
 # libc6-dev-arm64-cross sysroot).  Programs that only make sense on one
-# architecture (regtorture: aarch64 registers) are built only there.
+# architecture (regtorture, pacfork: aarch64 registers and pointer
+# authentication) are built only there.
 # GUEST_PREBUILT=DIR copies the programs from DIR instead (a test host
 # without a compiler, e.g. the emulated arm64 host).
 set -eu
@@ -17,7 +18,7 @@ src=$(cd "$(dirname "$0")" && pwd)
 mkdir -p "$out"
 
 case $arch in
-arm64) progs="regtorture threads"; triple=aarch64-linux-gnu ;;
+arm64) progs="regtorture pacfork threads"; triple=aarch64-linux-gnu ;;
 amd64) progs="threads"; triple=x86_64-linux-gnu ;;
 *) echo "build.sh: unknown architecture '$arch' (arm64 or amd64)" >&2; exit 2 ;;
 esac
@@ -33,7 +34,10 @@ for p in $progs; do
 		cp "$GUEST_PREBUILT/$p" "$out/$p"
 		continue
 	fi
+	# pacfork must be built as Debian builds arm64 userspace (PAC, BTI)
+	flags=
+	[ "$p" != pacfork ] || flags=-mbranch-protection=standard
 	# shellcheck disable=SC2086
-	$cc -static -O2 -pthread -Wall -Wextra -Werror -o "$out/$p" "$src/$p.c"
+	$cc -static -O2 -pthread -Wall -Wextra -Werror $flags -o "$out/$p" "$src/$p.c"
 done
 echo "$out"
