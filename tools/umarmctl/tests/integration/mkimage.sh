@@ -1,7 +1,7 @@
 #!/bin/sh
 # mkimage.sh - build a throwaway busybox guest image for the umarmctl tests
 #
-# Usage: mkimage.sh OUTPUT.img
+# Usage: mkimage.sh OUTPUT.img [MODULES]
 #
 # The image follows the contract of the project's images/ recipes, so the
 # tests exercise umarmctl the way real images will be used:
@@ -10,17 +10,28 @@
 #   - umarm.run=PATH runs PATH, prints "UMARM_RUN_DONE rc=N", powers off;
 #   - otherwise a root shell runs on the console (busybox init respawns
 #     it), and ctrl-alt-del (mconsole cad) powers off cleanly;
-#   - a vec0 interface, if any, is configured with DHCP.
-# Needs busybox-static and e2fsprogs on the host; no root.
+#   - a vec0 (vector, the relay) or eth0 (virtio_net, vhost-user)
+#     interface, if any, is configured with DHCP.
+# MODULES, a kernel's lib/modules directory (of "make modules_install"),
+# goes into the image as /lib/modules, and init loads virtio_net from it
+# (the kernels build it as a module).  BUSYBOX names the busybox to use
+# (default: the one in PATH; it must be static and of the kernel's
+# architecture).  Needs busybox-static and e2fsprogs; no root.
 
 set -eu
 
-[ $# -eq 1 ] || { echo "usage: $0 OUTPUT.img" >&2; exit 2; }
+[ $# -ge 1 ] && [ $# -le 2 ] || { echo "usage: $0 OUTPUT.img [MODULES]" >&2; exit 2; }
 out=$1
-bb=$(command -v busybox || true)
+mods=${2:-}
+bb=${BUSYBOX:-$(command -v busybox || true)}
 [ -n "$bb" ] || { echo "$0: busybox (busybox-static) is not installed" >&2; exit 1; }
-file -L "$bb" | grep -q 'statically linked' ||
-	{ echo "$0: $bb is not static: apt install busybox-static" >&2; exit 1; }
+# file(1) is not everywhere (the emulated arm64 host has none); ldd says
+# "not a dynamic executable" for a static one.
+if command -v file >/dev/null; then
+	file -L "$bb" | grep -q 'statically linked'
+else
+	! ldd "$bb" >/dev/null 2>&1
+fi || { echo "$0: $bb is not static: apt install busybox-static" >&2; exit 1; }
 
 root=$(mktemp -d)
 trap 'rm -rf "$root"' EXIT
@@ -28,6 +39,12 @@ mkdir -p "$root/bin" "$root/sbin" "$root/etc" "$root/proc" "$root/sys" \
 	"$root/dev" "$root/host" "$root/tmp" "$root/root" "$root/usr/bin" \
 	"$root/usr/sbin" "$root/var/run"
 cp "$bb" "$root/bin/busybox"
+if [ -n "$mods" ]; then
+	# not the build/source links (a dev build's build link is cyclic)
+	mkdir -p "$root/lib/modules"
+	cp -r "$mods/." "$root/lib/modules/"
+	rm -f "$root"/lib/modules/*/build "$root"/lib/modules/*/source
+fi
 for app in $("$bb" --list-full); do
 	[ -e "$root/$app" ] || ln -s /bin/busybox "$root/$app"
 done
@@ -57,11 +74,17 @@ for a in $(cat /proc/cmdline); do
 done
 [ -n "$name" ] && hostname "$name"
 [ -n "$hfs" ] && mount -t hostfs -o "$hfs" hostfs /host
-if [ -e /sys/class/net/vec0 ]; then
-	ip link set lo up
-	ip link set vec0 up
-	udhcpc -i vec0 -q -n -t 5 -s /etc/udhcpc.script >/dev/null 2>&1
+# vhost-user networking: a virtio device; its driver is a module
+if [ -d /lib/modules ] && grep -q '^virtio:d00000001v' /sys/bus/virtio/devices/*/modalias 2>/dev/null; then
+	modprobe virtio_net || echo "UMARM_TEST_WARN modprobe virtio_net failed"
 fi
+ip link set lo up
+for i in vec0 eth0; do
+	[ -e /sys/class/net/$i ] || continue
+	ip link set $i up
+	udhcpc -i $i -q -n -t 5 -s /etc/udhcpc.script >/dev/null 2>&1 ||
+		echo "UMARM_TEST_WARN no DHCP lease on $i"
+done
 echo UMARM_BOOT_OK
 if [ -n "$run" ]; then
 	sh "$run"
