@@ -37,8 +37,11 @@ host_arch=$(dpkg --print-architecture)
 codename=${VERSION_CODENAME:-sid}
 
 if [ "$host_arch" = amd64 ]; then
+	# crossbuild-essential-arm64 and libc6-dev:arm64: the cross build of
+	# the Debian packages (dpkg-buildpackage -a arm64 -Pcross,nocheck)
 	TOOLCHAIN="clang-19 lld-19 llvm-19 libclang-rt-19-dev libc6-dev-arm64-cross
-		libgcc-12-dev-arm64-cross gcc-aarch64-linux-gnu"
+		libgcc-12-dev-arm64-cross gcc-aarch64-linux-gnu
+		crossbuild-essential-arm64 libc6-dev:arm64"
 else
 	TOOLCHAIN="clang lld llvm"
 fi
@@ -65,6 +68,14 @@ fi
 
 export DEBIAN_FRONTEND=noninteractive
 APT="apt-get -y -q -o Dpkg::Use-Pty=0 -o APT::Install-Recommends=false"
+
+# The cross build installs arm64 build dependencies (libc6-dev:arm64).
+foreign_added=
+if [ "$host_arch" = amd64 ] &&
+   ! dpkg --print-foreign-architectures | grep -qx arm64; then
+	dpkg --add-architecture arm64
+	foreign_added=1
+fi
 
 if [ "$codename" = bookworm ]; then
 	if [ -z "$MIRROR" ]; then
@@ -104,7 +115,7 @@ Pin: release n=sid
 Pin-Priority: 500
 EOT
 )
-	changed=
+	changed=$foreign_added
 	if [ "$(cat "$APT_LIST" 2>/dev/null)" != "$want" ]; then
 		printf '%s\n' "$want" >"$APT_LIST"
 		changed=1
@@ -135,7 +146,7 @@ EOT
 else
 	# shellcheck disable=SC2086
 	m=$(missing $BASE_PKGS $TOOLCHAIN $SID_PKGS qemu-system-arm qemu-user-static)
-	if [ -n "$m" ]; then
+	if [ -n "$m" ] || [ -n "$foreign_added" ]; then
 		$APT update
 		# shellcheck disable=SC2086
 		$APT install $m
