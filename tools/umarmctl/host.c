@@ -22,6 +22,7 @@
 
 #include "host.h"
 #include "log.h"
+#include "net.h"
 #include "sdnotify.h"
 #include "util.h"
 
@@ -291,7 +292,10 @@ int host_check(int verbose)
 		printf("%-5s %-22s %s\n", "warn", "passt",
 		       "not installed: network = passt will not work (apt install passt)");
 	} else if (verbose) {
-		printf("%-5s %-22s %s\n", "ok", "passt", "/usr/bin/passt");
+		printf("%-5s %-22s %s\n", "ok", "passt",
+		       passt_has_vhost_user() ?
+		       "/usr/bin/passt (vhost-user: the guest uses virtio_net)" :
+		       "/usr/bin/passt (no --vhost-user: umarmctl relays frames to the vector driver)");
 	}
 	snprintf(v, sizeof(v), "%s", under_systemd() ?
 		 "systemd: start/stop go through umarm@NAME.service" :

@@ -81,14 +81,24 @@ static int usbipd_listening(void)
 	size_t i;
 
 	for (i = 0; i < ARRAY_SIZE(files); i++) {
-		char *t, needle[16];
-		int found;
+		char *t, *line, *save;
+		int found = 0;
 
 		if (read_file(files[i], &t, 1 << 22) <= 0)
 			continue;
-		/* local_address ends in :0CA8, state 0A is LISTEN */
-		snprintf(needle, sizeof(needle), ":%s ", USBIP_PORT_HEX);
-		found = strstr(t, needle) && strstr(t, " 0A ");
+		/* "sl: local_address rem_address st ...": a local address
+		 * ending in :0CA8 in state 0A (LISTEN), on the same line
+		 */
+		for (line = strtok_r(t, "\n", &save); line && !found;
+		     line = strtok_r(NULL, "\n", &save)) {
+			char local[64], st[8];
+
+			found = sscanf(line, "%*s %63s %*s %7s", local, st) == 2 &&
+				strlen(local) > 5 &&
+				!strcmp(local + strlen(local) - 5,
+					":" USBIP_PORT_HEX) &&
+				!strcmp(st, "0A");
+		}
 		free(t);
 		if (found)
 			return 1;
