@@ -17,6 +17,14 @@
 #
 # with DIR on this machine (under OUTDIR/files).  A case whose gate printed no
 # verdict gets verdict=FAIL.  Exit status: 0 when every case passed.
+# LOOP=N runs the whole list N times in the one VM boot and prints per case
+#
+#   CASE FLAVOUR:GATE[:ARGS] verdict=... runs=R/N passed=P [first_failure: ...]
+#
+# (PASS only if all N runs passed with kernel_bugs=0).
+# PARALLEL=1 runs the cases of each round at once (give the VM VM_SMP CPUs);
+# GATE_TIMEOUT=S is each gate's timeout (boot-debian under TCG needs
+# about 2400 s).
 set -eu
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -51,12 +59,23 @@ cp -r "$top/tests/autopkgtest" "$bundle/tests/"
 tar --sparse -C "$bundle" -cf "$out/bundle.tar" .
 rm -rf "$bundle"
 
-cat >"$out/job.sh" <<'EOF'
-#!/bin/sh
-# Runs in the arm64 host: one gate per argument, artifacts into $CI_OUT.
+loop=${LOOP:-1}
+case $loop in ''|*[!0-9]*|0) echo "arm64-gates.sh: LOOP=$loop is not a positive number" >&2; exit 2 ;; esac
+gate_timeout=${GATE_TIMEOUT:-}
+case $gate_timeout in *[!0-9]*) echo "arm64-gates.sh: GATE_TIMEOUT=$gate_timeout is not a number of seconds" >&2; exit 2 ;; esac
+{
+	echo '#!/bin/sh'
+	echo "loop=$loop parallel=${PARALLEL:-0} gate_timeout=$gate_timeout"
+	cat <<'EOF'
+# Runs in the arm64 host: the gates named by the arguments, $loop times over
+# (all at once with parallel=1), artifacts into $CI_OUT.
 export UMARM_CACHE=/tmp/umarm-cache GUEST_PREBUILT=$CI_WORK/guest
+[ -z "$gate_timeout" ] || export TIMEOUT=$gate_timeout
 gates=$CI_WORK/tests/autopkgtest
-for c in "$@"; do
+
+# run_case CASE - run one gate, print its CASE line
+run_case() {
+	c=$1
 	flavour=${c%%:*}
 	rest=${c#*:}
 	gate=${rest%%:*}
@@ -68,17 +87,13 @@ for c in "$@"; do
 	case $gate in
 	boot-minimal|register-torture) export IMAGE=$CI_WORK/img/minimal.ext4 ;;
 	boot-debian) export IMAGE=$CI_WORK/img/debian.ext4 ;;
-	refused)
+	esac
+	if [ "$gate" = refused ]; then
 		# A kernel whose pages are smaller than the host's must say so.
-		gate=lib/run-gate
-		set -- --name "$name" --kernel "$KERNEL" \
+		line=$("$gates/lib/run-gate" --name "$name" --kernel "$KERNEL" \
 			--image "$CI_WORK/img/minimal.ext4" --timeout 60 \
 			--marker "Host pages ($(getconf PAGESIZE) bytes) are larger" \
-			--artifacts "$CI_OUT/$name"
-		;;
-	esac
-	if [ "$gate" = lib/run-gate ]; then
-		line=$("$gates/$gate" "$@" 2>&1 | tail -n 1)
+			--artifacts "$CI_OUT/$name" 2>&1 | tail -n 1)
 	else
 		line=$("$gates/$gate" 2>&1 | tail -n 1)
 	fi
@@ -87,18 +102,49 @@ for c in "$@"; do
 	*) line="verdict=FAIL kernel_bugs=0 artifacts=none ($line)" ;;
 	esac
 	echo "CASE $c $line"
+}
+
+for i in $(seq 1 "$loop"); do
+	if [ "$parallel" = 1 ]; then
+		n=0
+		for c in "$@"; do
+			n=$((n + 1))
+			run_case "$c" >"/tmp/case-$i-$n" &
+		done
+		wait
+		cat /tmp/case-"$i"-*
+	else
+		for c in "$@"; do
+			run_case "$c"
+		done
+	fi
 done
 EOF
+} >"$out/job.sh"
 chmod +x "$out/job.sh"
 
 log=$out/vm-output.txt
 rc=0
-"$top/tests/vm/vm.sh" run --kernel "$host" --timeout "${TIMEOUT:-3000}" \
+"$top/tests/vm/vm.sh" run --kernel "$host" --smp "${VM_SMP:-1}" \
+	--timeout "${TIMEOUT:-3000}" \
 	--disk "$out/bundle.tar" --out "$out/vm" "$out/job.sh" "$@" >"$log" 2>&1 ||
 	rc=$?
 rm -f "$out/bundle.tar"
 failed=0
 for c in "$@"; do
+	if [ "$loop" -gt 1 ]; then
+		# LOOP=N: the tally of all runs, and the first failure if any.
+		runs=$(grep -cF "CASE $c verdict=" "$log" || true)
+		pass=$(grep -cF "CASE $c verdict=PASS kernel_bugs=0 " "$log" || true)
+		first=$(grep -F "CASE $c verdict=" "$log" |
+			grep -vF "verdict=PASS kernel_bugs=0 " | head -n 1 | cut -d' ' -f3-)
+		first=${first//artifacts=\/work\/ci-out/artifacts=$out\/vm\/files}
+		v=PASS
+		[ "$runs" -eq "$loop" ] && [ "$pass" -eq "$loop" ] || v=FAIL
+		echo "CASE $c verdict=$v runs=$runs/$loop passed=$pass${first:+ first_failure: $first}"
+		[ "$v" = PASS ] || failed=1
+		continue
+	fi
 	line=$(grep -F "CASE $c " "$log" | tail -n 1 | cut -d' ' -f3-)
 	[ -n "$line" ] || line="verdict=FAIL kernel_bugs=0 artifacts=none (vm.sh rc=$rc, see $log)"
 	# Artifacts written to CI_OUT in the guest come back under vm/files.
