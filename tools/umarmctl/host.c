@@ -292,10 +292,14 @@ int host_check(int verbose)
 		printf("%-5s %-22s %s\n", "warn", "passt",
 		       "not installed: network = passt will not work (apt install passt)");
 	} else if (verbose) {
+		int vn = kernel_virtio_net(k);
+
 		printf("%-5s %-22s %s\n", "ok", "passt",
-		       passt_has_vhost_user() ?
-		       "/usr/bin/passt (vhost-user: the guest uses virtio_net)" :
-		       "/usr/bin/passt (no --vhost-user: umarmctl relays frames to the vector driver)");
+		       !passt_has_vhost_user() ?
+		       "/usr/bin/passt (no --vhost-user: umarmctl relays frames to the vector driver)" :
+		       vn && vn != 'y' ?
+		       "/usr/bin/passt (vhost-user, but the kernel's virtio_net is a module: 'auto' relays to the vector driver)" :
+		       "/usr/bin/passt (vhost-user: the guest uses virtio_net)");
 	}
 	snprintf(v, sizeof(v), "%s", under_systemd() ?
 		 "systemd: start/stop go through umarm@NAME.service" :

@@ -74,6 +74,42 @@ int passt_has_vhost_user(void)
 }
 
 /**
+ * kernel_virtio_net() - how the kernel has virtio_net, from its config
+ * @kernel:	kernel path
+ *
+ * The configuration is next to the kernel: "config" in a package's
+ * flavour directory (/usr/lib/uml/linux-uml-arm64/FLAVOUR/), ".config" in
+ * a kernel/build.sh output directory.
+ *
+ * Return: 'y' built in, 'm' a module, 'n' not configured, 0 if unknown
+ */
+int kernel_virtio_net(const char *kernel)
+{
+	static const char *names[] = { "config", ".config" };
+	static const char key[] = "\nCONFIG_VIRTIO_NET=";
+	const char *slash = strrchr(kernel, '/');
+	size_t i, dlen = slash ? (size_t)(slash - kernel) + 1 : 0;
+
+	for (i = 0; i < ARRAY_SIZE(names); i++) {
+		char path[PATH_LEN], *t, *v;
+		int r;
+
+		if (dlen + strlen(names[i]) >= sizeof(path))
+			continue;
+		memcpy(path, kernel, dlen);
+		strcpy(path + dlen, names[i]);
+		if (read_file(path, &t, 1 << 22) <= 0)
+			continue;
+		v = strstr(t, key);
+		r = !v ? 'n' : v[sizeof(key) - 1] == 'y' ? 'y' :
+		    v[sizeof(key) - 1] == 'm' ? 'm' : 'n';
+		free(t);
+		return r;
+	}
+	return 0;
+}
+
+/**
  * port_args() - add passt -t/-u options for the configured forwards
  * @c:		configuration
  * @argv:	argument vector to extend
@@ -142,11 +178,19 @@ static int spawn_passt(struct net *n, const struct inst *in, char **argv,
  * @n:		network state to initialise
  * @in:		instance
  * @c:		configuration
+ * @kernel:	the kernel that will boot
+ *
+ * network-backend = auto takes vhost-user when passt has it and the
+ * kernel has virtio_net built in (or its configuration cannot be found);
+ * with virtio_net as a module (the linux-uml-arm64 kernels) the guest would
+ * have to load it before it had a network, while the relay's vector
+ * driver is always built in.
  *
  * Return: 0 on success (also for network = none), negative errno on
  *	   failure (message printed)
  */
-int net_start(struct net *n, const struct inst *in, const struct conf *c)
+int net_start(struct net *n, const struct inst *in, const struct conf *c,
+	      const char *kernel)
 {
 	char *argv[16 + 2 * CONF_MAX_PORTS], store[CONF_MAX_PORTS][96];
 	char fdarg[16];
@@ -164,9 +208,12 @@ int net_start(struct net *n, const struct inst *in, const struct conf *c)
 		return -ENOENT;
 	}
 	n->backend = c->net_backend;
-	if (n->backend == NETB_AUTO)
-		n->backend = passt_has_vhost_user() ? NETB_VHOST_USER
-						    : NETB_RELAY;
+	if (n->backend == NETB_AUTO) {
+		int vn = kernel_virtio_net(kernel);
+
+		n->backend = passt_has_vhost_user() && (!vn || vn == 'y') ?
+			     NETB_VHOST_USER : NETB_RELAY;
+	}
 	if (n->backend == NETB_VHOST_USER && !passt_has_vhost_user()) {
 		err("%s: 'network-backend = vhost-user' but %s has no --vhost-user (passt from 2024 or later); use 'network-backend = relay'",
 		    in->name, PASST_BIN);

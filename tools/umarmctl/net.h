@@ -44,7 +44,9 @@ struct net {
 };
 
 int passt_has_vhost_user(void);
-int net_start(struct net *n, const struct inst *in, const struct conf *c);
+int kernel_virtio_net(const char *kernel);
+int net_start(struct net *n, const struct inst *in, const struct conf *c,
+	      const char *kernel);
 int net_uml_arg(const struct net *n, char *buf, size_t len);
 int net_from_uml(struct net *n);
 int net_from_passt(struct net *n);
