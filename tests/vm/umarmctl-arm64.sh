@@ -1,0 +1,312 @@
+#!/bin/bash
+# umarmctl-arm64.sh - umarmctl against the arm64 UML kernel in the emulated arm64 host
+#
+# Usage: tests/vm/umarmctl-arm64.sh OUTDIR
+#
+# Cross-builds tools/umarmctl for arm64 (aarch64-linux-gnu-gcc, else
+# clang-19 --target=aarch64-linux-gnu), bundles it with the arm64 4K UML
+# kernel and its modules (kernel/build.sh path arm64-4k, or ARM64_KERNEL_4K
+# naming a kernel built elsewhere, with modules/lib/modules next to it) and
+# the minimal arm64 image (images/build.sh), and runs in ONE VM
+# (tests/vm/vm.sh run --kernel 4k):
+#
+#   it.*        tools/umarmctl/tests/integration/run.sh, one CASE per check,
+#               against the arm64 kernel (the busybox image it builds in the
+#               VM with mkimage.sh and the kernel's modules);
+#   it.summary  its "N passed, 0 failed" line;
+#   net.*       passt networking, vhost-user (the default with sid's passt)
+#               and the relay: backend in use, guest interface and driver,
+#               DHCP lease, guest -> host through passt, a port forward;
+#   minimal.*   an instance of the project's minimal image: exec, status;
+#   usb.*       USB/IP with a dummy_hcd + configfs SourceSink gadget on the
+#               emulated host: usb list, usb attach (host export: usbip-host,
+#               usbipd), the export imported by the host's own vhci-hcd,
+#               the guest's import (SKIP, loudly, while the UML kernel has
+#               no USBIP_VHCI_HCD), usb detach.
+#
+# Prints one line per check:
+#
+#   CASE NAME verdict=PASS|FAIL|SKIP [detail]
+#
+# Verdicts come from what the commands printed (markers, files, the
+# integration log), never from exit statuses alone; a check that printed
+# nothing is FAIL.  Exit status 0 only if no check is FAIL.  Artifacts:
+# OUTDIR/vm (console.log, out/job.log) and OUTDIR/vm/umarm (the
+# job's logs, written through 9p, so they survive a VM that dies); a
+# passing run keeps them too, they are small.  Environment: TIMEOUT (VM
+# run, default 3000 s), IT_TIMEOUT (the integration suite, 1800 s),
+# ARM64_KERNEL_4K, PARTS (which of "net minimal usb it" to run, default
+# all), UMARM_IT_CASES (integration case groups, default all).
+set -eu
+
+top=$(cd "$(dirname "$0")/../.." && pwd)
+[ $# -eq 1 ] || { sed -n '4p' "$0" | sed 's/^# //' >&2; exit 2; }
+out=$1
+mkdir -p "$out"
+out=$(cd "$out" && pwd)
+t0=$(date +%s)
+
+bundle=$out/bundle
+rm -rf "$bundle"
+mkdir -p "$bundle/bin" "$bundle/k" "$bundle/img" "$bundle/it"
+
+# umarmctl for arm64, built in a copy of the tree (the x86_64 objects of
+# tools/umarmctl stay as they are)
+src=$out/build
+rm -rf "$src"
+mkdir -p "$src"
+(cd "$top/tools/umarmctl" && tar -cf - --exclude='*.o' --exclude=umarmctl \
+	--exclude=fuzz --exclude=tests/unit/unit \
+	--exclude=tests/integration/notify-listen .) | tar -xf - -C "$src"
+if command -v aarch64-linux-gnu-gcc >/dev/null; then
+	cc=aarch64-linux-gnu-gcc
+else
+	cc="clang-19 --target=aarch64-linux-gnu -fuse-ld=lld"
+fi
+make -s -C "$src" CC="$cc" umarmctl tests/integration/notify-listen \
+	>"$out/build.log" 2>&1 ||
+	{ echo "umarmctl-arm64.sh: cross-build failed, see $out/build.log" >&2; exit 1; }
+cp "$src/umarmctl" "$src/tests/integration/notify-listen" "$bundle/bin/"
+cp "$src/tests/integration/run.sh" "$src/tests/integration/mkimage.sh" "$bundle/it/"
+
+k=${ARM64_KERNEL_4K:-}
+[ -n "$k" ] || k=$("$top/kernel/build.sh" path arm64-4k)/linux
+[ -x "$k" ] || { echo "umarmctl-arm64.sh: no $k: build it with kernel/build.sh arm64-4k" >&2; exit 1; }
+kd=$(dirname "$k")
+cp "$k" "$bundle/k/linux"
+[ -f "$kd/.config" ] && cp "$kd/.config" "$bundle/k/config"
+if [ -d "$kd/modules/lib/modules" ]; then
+	mkdir -p "$bundle/k/modules"
+	cp -r "$kd/modules/lib/modules/." "$bundle/k/modules/"
+	rm -f "$bundle"/k/modules/*/build "$bundle"/k/modules/*/source
+fi
+cp "$("$top/images/build.sh" minimal arm64 | tail -n 1)" "$bundle/img/minimal-arm64.ext4"
+tar -C "$bundle" -cf "$out/bundle.tar" .
+rm -rf "$bundle" "$src"
+tb=$(date +%s)
+
+cat >"$out/job.sh" <<'EOF'
+#!/bin/bash
+# Runs in the emulated arm64 host as root.  Every check prints
+# "CASE NAME verdict=..." on stdout; logs go to $CI_OUT.
+set -u
+# logs on the 9p share: they reach the host even if the VM dies
+W=$CI_WORK O=$CI_SHARE/umarm
+mkdir -p "$O"
+U=$W/bin/umarmctl
+parts=" $1 "
+part() { case $parts in *" $1 "*) return 0 ;; esac; return 1; }
+case_() { echo "CASE $*"; }
+# check NAME FILE PATTERN [detail] - PASS if PATTERN is in FILE
+check() {
+	if grep -q -- "$3" "$2" 2>/dev/null; then
+		case_ "$1 verdict=PASS ${4:-}"
+	else
+		case_ "$1 verdict=FAIL no '$3' in $(basename "$2"): $(head -c 200 "$2" 2>/dev/null | tr '\n' ' ')"
+	fi
+}
+echo "host: $(uname -r) page_size=$(getconf PAGESIZE) cpus=$(nproc) passt=$(dpkg-query -W -f='${Version}' passt 2>/dev/null)"
+
+# -- networking: vhost-user and relay ----------------------------------
+export UMARM_KERNEL=$W/k/linux UMARM_NO_SYSTEMD=1
+$U check >"$O/check.txt" 2>&1
+echo "rc=$?" >>"$O/check.txt"
+if grep -q '^FAIL' "$O/check.txt" || ! grep -q '^rc=0$' "$O/check.txt"; then
+	case_ "check.host verdict=FAIL $(grep '^FAIL' "$O/check.txt" | tr '\n' ' ')"
+else
+	check check.host "$O/check.txt" "^ok *ptrace" "(umarmctl check: all ok)"
+fi
+check check.passt_vhost_user "$O/check.txt" "^ok *passt .*(vhost-user"
+T=/tmp/umarm-net
+mods=
+[ -d "$W/k/modules" ] && mods=$W/k/modules
+rm -rf $T
+mkdir -p $T/www
+export UMARM_CONFIG_DIR=$T/etc UMARM_STATE_DIR=$T/lib UMARM_RUNTIME_DIR=$T/run
+"$W/it/mkimage.sh" $T/img $mods >/dev/null 2>"$O/mkimage.log"
+echo "host-says-$$" >$T/www/h.txt
+busybox httpd -f -p 127.0.0.1:18330 -h $T/www &
+hp=$!
+part net &&
+for b in vhost-user relay; do
+	n=net-$b p=$([ $b = relay ] && echo 18402 || echo 18401)
+	$U create $n --image $T/img --mem 128M --network passt --port $p:80 >"$O/$n.create" 2>&1
+	echo "network-backend = $b" >>$T/etc/instances/$n.conf
+	s=$(date +%s%N)
+	$U start $n >"$O/$n.start" 2>&1
+	echo "timing: $n start-to-READY $(( ($(date +%s%N) - s) / 1000000 )) ms"
+	cp $T/run/$n/state "$O/$n.state" 2>/dev/null
+	check net.$b.start "$O/$n.state" "^status=running\$" "$(tr '\n' ' ' <"$O/$n.start")"
+	check net.$b.backend "$O/$n.state" "^net=$b\$" "(state file)"
+	$U exec $n -- sh -c 'ls /sys/class/net; for i in /sys/class/net/*/device/driver; do echo "$i -> $(readlink $i)"; done; ip -4 addr; ip route' >"$O/$n.ip" 2>&1
+	if [ $b = vhost-user ]; then
+		check net.$b.virtio_net "$O/$n.ip" "eth0/device/driver -> .*virtio_net"
+		check net.$b.dhcp_lease "$O/$n.ip" "inet .* scope global eth0"
+	else
+		check net.$b.dhcp_lease "$O/$n.ip" "inet .* scope global vec0"
+	fi
+	$U exec $n --timeout 60 -- sh -c 'gw=$(ip route | awk "/^default/{print \$3; exit}"); wget -q -O /tmp/h http://$gw:18330/h.txt && cat /tmp/h' >"$O/$n.g2h" 2>&1
+	check net.$b.guest_to_host "$O/$n.g2h" "host-says-$$"
+	$U exec $n -- sh -c "mkdir -p /www && echo guest-says-$b > /www/index.html && httpd -p 80 -h /www" >/dev/null 2>&1
+	rm -f $T/dl
+	timeout 60 busybox wget -q -O $T/dl http://127.0.0.1:$p/index.html >"$O/$n.h2g" 2>&1
+	cat $T/dl >>"$O/$n.h2g" 2>/dev/null
+	check net.$b.port_forward "$O/$n.h2g" "guest-says-$b" "(host 127.0.0.1:$p -> guest :80)"
+	passt=$(sed -n 's/^passt=//p' $T/run/$n/state)
+	$U stop $n >"$O/$n.stop" 2>&1
+	if [ -n "$passt" ] && [ "$passt" != 0 ] && [ ! -d /proc/$passt ]; then
+		case_ "net.$b.passt_stopped verdict=PASS"
+	else
+		case_ "net.$b.passt_stopped verdict=FAIL passt pid '$passt' still there or unknown"
+	fi
+	cp $T/lib/$n/passt.log "$O/$n.passt.log" 2>/dev/null
+	$U logs $n >"$O/$n.console" 2>&1
+done
+
+# network-backend = auto: vhost-user only with virtio_net built in
+if part net; then
+vn=$(sed -n 's/^CONFIG_VIRTIO_NET=//p' "$W/k/config" 2>/dev/null)
+want=$([ "${vn:-y}" = y ] && echo vhost-user || echo relay)
+$U create net-auto --image $T/img --mem 128M --network passt >/dev/null 2>&1
+$U start net-auto >"$O/net-auto.start" 2>&1
+cp $T/run/net-auto/state "$O/net-auto.state" 2>/dev/null
+check net.auto.backend "$O/net-auto.state" "^net=$want\$" "(CONFIG_VIRTIO_NET=${vn:-?} -> $want)"
+$U exec net-auto -- ip -4 addr >"$O/net-auto.ip" 2>&1
+check net.auto.dhcp_lease "$O/net-auto.ip" "inet .* scope global"
+$U kill net-auto >/dev/null 2>&1
+fi
+
+# -- the project's minimal image ---------------------------------------
+if part minimal; then
+$U create minimal1 --image "$W/img/minimal-arm64.ext4" --mem 128M >"$O/minimal.create" 2>&1
+s=$(date +%s%N)
+$U start minimal1 >"$O/minimal.start" 2>&1
+echo "timing: minimal start-to-READY $(( ($(date +%s%N) - s) / 1000000 )) ms"
+$U status minimal1 >"$O/minimal.status" 2>&1
+check minimal.status "$O/minimal.status" "minimal1 (system instance) - running"
+$U exec minimal1 -- sh -c 'uname -m; getconf PAGESIZE 2>/dev/null || true; exit 42' >"$O/minimal.exec" 2>&1
+echo "exec_rc=$?" >>"$O/minimal.exec"
+check minimal.exec_arch "$O/minimal.exec" "^aarch64$"
+check minimal.exec_status "$O/minimal.exec" "^exec_rc=42$"
+$U stop minimal1 >"$O/minimal.stop" 2>&1
+$U status minimal1 >"$O/minimal.status2" 2>&1
+check minimal.stop "$O/minimal.status2" "Last run: stopped"
+$U logs minimal1 >"$O/minimal.console" 2>&1
+fi
+
+# -- USB/IP -------------------------------------------------------------
+# A SourceSink gadget on dummy_hcd: a USB device without hardware
+if part usb; then
+{
+	modprobe dummy_hcd && modprobe libcomposite && modprobe usb_f_ss_lb
+	mountpoint -q /sys/kernel/config || mount -t configfs none /sys/kernel/config
+	g=/sys/kernel/config/usb_gadget/umarm
+	mkdir -p $g/strings/0x409 $g/configs/c.1/strings/0x409 $g/functions/SourceSink.0
+	echo 0x1d6b >$g/idVendor
+	echo 0x0104 >$g/idProduct
+	echo umarm-test >$g/strings/0x409/manufacturer
+	echo sourcesink >$g/strings/0x409/product
+	echo ss >$g/configs/c.1/strings/0x409/configuration
+	ln -s $g/functions/SourceSink.0 $g/configs/c.1/
+	ls /sys/class/udc
+	echo "$(ls /sys/class/udc | head -n 1)" >$g/UDC
+	sleep 2
+} >"$O/usb.gadget" 2>&1
+busid=
+for d in /sys/bus/usb/devices/*; do
+	[ "$(cat $d/idVendor 2>/dev/null)" = 1d6b ] &&
+		[ "$(cat $d/idProduct 2>/dev/null)" = 0104 ] && busid=${d##*/}
+done
+echo "busid=$busid" >>"$O/usb.gadget"
+if [ -z "$busid" ]; then
+	case_ "usb.gadget verdict=FAIL no 1d6b:0104 device on dummy_hcd: $(tail -c 300 "$O/usb.gadget" | tr '\n' ' ')"
+else
+	case_ "usb.gadget verdict=PASS busid=$busid"
+	$U usb list >"$O/usb.list" 2>&1
+	check usb.list "$O/usb.list" "^$busid *1d6b:0104 *host *umarm-test sourcesink"
+	$U create usb1 --image $T/img --mem 128M --network passt >/dev/null 2>&1
+	$U start usb1 >"$O/usb.start" 2>&1
+	$U usb attach usb1 "$busid" >"$O/usb.attach" 2>&1
+	echo "rc=$?" >>"$O/usb.attach"
+	{
+		echo "driver: $(readlink /sys/bus/usb/devices/$busid/driver)"
+		echo "listen: $(grep -c ':0CA8 .* 0A ' /proc/net/tcp /proc/net/tcp6 | tr '\n' ' ')"
+		usbip list -l
+	} >"$O/usb.export" 2>&1
+	check usb.export_bound "$O/usb.export" "driver: .*usbip-host"
+	check usb.usbipd_listening "$O/usb.export" "listen: .*:[1-9]"
+	# the export works for a remote importer: the host's own vhci-hcd
+	{
+		modprobe vhci-hcd
+		usbip list -r 127.0.0.1
+		usbip attach -r 127.0.0.1 -b "$busid"
+		sleep 3
+		usbip port
+		for d in /sys/bus/usb/devices/*; do
+			case $(readlink -f $d) in
+			*vhci_hcd*) echo "imported: ${d##*/} $(cat $d/idVendor 2>/dev/null):$(cat $d/idProduct 2>/dev/null)" ;;
+			esac
+		done
+		usbip detach -p 0 || usbip detach -p 8
+		sleep 1
+	} >"$O/usb.loopback" 2>&1
+	check usb.export_imported_by_host_vhci "$O/usb.loopback" "imported: .* 1d6b:0104"
+	if grep -q '^CONFIG_USBIP_VHCI_HCD=[ym]' "$W/k/config" 2>/dev/null; then
+		$U exec usb1 -- sh -c 'for d in /sys/bus/usb/devices/*; do echo "dev: ${d##*/} $(cat $d/idVendor 2>/dev/null):$(cat $d/idProduct 2>/dev/null)"; done' >"$O/usb.guest" 2>&1
+		check usb.guest_attach "$O/usb.guest" "dev: .* 1d6b:0104"
+	else
+		case_ "usb.guest_attach verdict=SKIP the UML kernel has no CONFIG_USBIP_VHCI_HCD (its .config); umarmctl said: $(grep -m1 error "$O/usb.attach")"
+	fi
+	$U usb detach usb1 "$busid" >"$O/usb.detach" 2>&1
+	echo "driver: $(readlink /sys/bus/usb/devices/$busid/driver)" >>"$O/usb.detach"
+	check usb.detach_returns_device "$O/usb.detach" "driver: .*/usb$"
+	$U kill usb1 >/dev/null 2>&1
+fi
+fi
+kill $hp 2>/dev/null
+for f in $T/etc/instances/*.conf; do $U kill "$(basename "$f" .conf)" >/dev/null 2>&1; done
+
+# -- the integration suite ---------------------------------------------
+if part it; then
+s=$(date +%s)
+env -u UMARM_CONFIG_DIR -u UMARM_STATE_DIR -u UMARM_RUNTIME_DIR \
+	UMARM_KERNEL=$W/k/linux UMARM_TEST_MODULES=$mods UMARMCTL=$U \
+	NOTIFY_LISTEN=$W/bin/notify-listen \
+	timeout -k 10 "${IT_TIMEOUT:-1800}" "$W/it/run.sh" ${UMARM_IT_CASES:-} \
+	>"$O/integration.log" 2>&1
+echo "integration: rc=$? in $(( $(date +%s) - s ))s"
+sed -n 's/^PASS \([^ ]*\).*/CASE it.\1 verdict=PASS/p; s/^FAIL \([^:]*\): \(.*\)/CASE it.\1 verdict=FAIL \2/p' "$O/integration.log"
+line=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$O/integration.log" | tail -n 1)
+case $line in
+*" passed, 0 failed"*) case_ "it.summary verdict=PASS $line" ;;
+*) case_ "it.summary verdict=FAIL ${line:-no summary line}" ;;
+esac
+grep -E '^  ' "$O/integration.log" | sed 's/^ */timing: /'
+fi
+
+dmesg >"$O/host-dmesg.txt"
+echo JOB_DONE
+EOF
+chmod +x "$out/job.sh"
+
+log=$out/vm-output.txt
+rc=0
+"$top/tests/vm/vm.sh" run --kernel 4k --smp 2 --timeout "${TIMEOUT:-3000}" \
+	--disk "$out/bundle.tar" --out "$out/vm" "$out/job.sh" \
+	"${PARTS:-net minimal usb it}" >"$log" 2>&1 || rc=$?
+rm -f "$out/bundle.tar"
+t1=$(date +%s)
+failed=0 n=0
+while read -r line; do
+	echo "$line"
+	n=$((n + 1))
+	case $line in *" verdict=PASS"*|*" verdict=SKIP"*) ;; *) failed=1 ;; esac
+done < <(grep -h '^CASE ' "$log" 2>/dev/null || grep -h '^CASE ' "$out/vm/out/job.log" 2>/dev/null)
+if ! grep -q '^JOB_DONE' "$log"; then
+	echo "CASE job.complete verdict=FAIL vm.sh rc=$rc, no JOB_DONE (see $log)"
+	failed=1
+fi
+[ "$n" -gt 0 ] || failed=1
+grep '^timing:\|^integration:\|^host:' "$log" | sed 's/^/# /'
+echo "# $n checks; bundle $((tb - t0))s, VM $((t1 - tb))s; artifacts=$out/vm/umarm (vm.sh rc=$rc)"
+exit "$failed"
