@@ -135,7 +135,7 @@ if want basic; then
 	if command -v python3 >/dev/null; then
 		python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d[0]["name"]=="a1" and d[0]["state"]=="running"' "$T/json" 2>"$T/err"
 	else
-		tr -d ' \n' <"$T/json" | grep -q '^\[{"name":"a1","state":"running"[,}]'
+		tr -d ' \n' <"$T/json" | grep -q '^\[{"name":"a1",[^}]*"state":"running"[,}]'
 	fi && pass list.json || fail list.json "$(cat "$T/json")"
 	s=$(date +%s%N)
 	u exec a1 -- sh -c 'echo to-stdout; echo to-stderr >&2; exit 42' >"$T/o" 2>"$T/e"
