@@ -94,7 +94,8 @@ set -u
 W=$CI_WORK O=$CI_SHARE/umarm
 mkdir -p "$O"
 U=$W/bin/umarmctl
-parts=" $1 "
+# $1: the parts to run, $2: integration case groups, $3: its timeout
+parts=" $1 " it_cases=${2:-} it_timeout=${3:-1800}
 part() { case $parts in *" $1 "*) return 0 ;; esac; return 1; }
 case_() { echo "CASE $*"; }
 # check NAME FILE PATTERN [detail] - PASS if PATTERN is in FILE
@@ -272,7 +273,7 @@ s=$(date +%s)
 env -u UMARM_CONFIG_DIR -u UMARM_STATE_DIR -u UMARM_RUNTIME_DIR \
 	UMARM_KERNEL=$W/k/linux UMARM_TEST_MODULES=$mods UMARMCTL=$U \
 	NOTIFY_LISTEN=$W/bin/notify-listen \
-	timeout -k 10 "${IT_TIMEOUT:-1800}" "$W/it/run.sh" ${UMARM_IT_CASES:-} \
+	timeout -k 10 "$it_timeout" "$W/it/run.sh" $it_cases \
 	>"$O/integration.log" 2>&1
 echo "integration: rc=$? in $(( $(date +%s) - s ))s"
 sed -n 's/^PASS \([^ ]*\).*/CASE it.\1 verdict=PASS/p; s/^FAIL \([^:]*\): \(.*\)/CASE it.\1 verdict=FAIL \2/p' "$O/integration.log"
@@ -293,7 +294,8 @@ log=$out/vm-output.txt
 rc=0
 "$top/tests/vm/vm.sh" run --kernel 4k --smp 2 --timeout "${TIMEOUT:-3000}" \
 	--disk "$out/bundle.tar" --out "$out/vm" "$out/job.sh" \
-	"${PARTS:-net minimal usb it}" >"$log" 2>&1 || rc=$?
+	"${PARTS:-net minimal usb it}" "${UMARM_IT_CASES:-}" "${IT_TIMEOUT:-1800}" \
+	>"$log" 2>&1 || rc=$?
 rm -f "$out/bundle.tar"
 t1=$(date +%s)
 failed=0 n=0
