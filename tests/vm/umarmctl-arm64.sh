@@ -304,6 +304,15 @@ while read -r line; do
 	n=$((n + 1))
 	case $line in *" verdict=PASS"*|*" verdict=SKIP"*) ;; *) failed=1 ;; esac
 done < <(grep -h '^CASE ' "$log" 2>/dev/null || grep -h '^CASE ' "$out/vm/out/job.log" 2>/dev/null)
+# a VM that died or timed out in the integration suite: what its log got to
+itlog=$out/vm/umarm/integration.log
+if ! grep -q '^CASE it\.' "$log" && [ -f "$itlog" ]; then
+	while read -r line; do
+		echo "$line (from $itlog, the suite did not finish)"
+		n=$((n + 1))
+		case $line in *" verdict=PASS") ;; *) failed=1 ;; esac
+	done < <(sed -n 's/^PASS \([^ ]*\).*/CASE it.\1 verdict=PASS/p; s/^FAIL \([^:]*\): \(.*\)/CASE it.\1 verdict=FAIL \2/p' "$itlog")
+fi
 if ! grep -q '^JOB_DONE' "$log"; then
 	echo "CASE job.complete verdict=FAIL vm.sh rc=$rc, no JOB_DONE (see $log)"
 	failed=1
