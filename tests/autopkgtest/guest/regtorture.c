@@ -19,9 +19,18 @@
  * Prints REGTORTURE_OK ... on success, REGTORTURE_FAIL ... on the first
  * mismatch (with the register, the expected and the found value).
  * "selftest" corrupts one found x7 on purpose: the run must then fail.
+ *
+ * The threads stop early when REGTORTURE_BUDGET seconds (default 240) have
+ * passed: on a loaded emulated host a guest signal costs milliseconds and
+ * the 1 kHz timer takes most of the CPU, so the run's length depends on the
+ * host, not on the guest.  A run cut short still passes if every thread got
+ * through a tenth of its iterations and signals kept arriving; a thread that
+ * stalls (a lost wakeup, a signal never delivered) fails with its count
+ * instead of hanging the gate.  Each thread reports a quarter of the way.
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <limits.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
@@ -189,6 +198,7 @@ __asm__(".text\n.globl torture_spin\n.type torture_spin, %function\n"
 	".size torture_spin, .-torture_spin\n");
 
 static volatile unsigned long signals_seen;
+static struct timespec deadline;
 static int selftest;
 static volatile int failed;
 static pthread_mutex_t report_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -311,6 +321,16 @@ struct worker {
 	unsigned long spins;
 };
 
+/* past_deadline() - whether the time budget is used up */
+static int past_deadline(void)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return now.tv_sec > deadline.tv_sec ||
+	       (now.tv_sec == deadline.tv_sec && now.tv_nsec >= deadline.tv_nsec);
+}
+
 /**
  * work() - one thread: alternate syscalls and spins with fresh patterns
  * @arg:	struct worker
@@ -335,7 +355,13 @@ static void *work(void *arg)
 			    in.nzcv))
 			break;
 		w->syscalls++;
+		if (i && i % (w->iterations / 4 ? w->iterations / 4 : 1) == 0)
+			printf("regtorture: thread %u at %lu/%lu signals=%lu\n",
+			       w->tid, i, w->iterations,
+			       (unsigned long)signals_seen);
 		if (i % 16 == 0) {
+			if (past_deadline())
+				break;
 			fill(&in, w->tid, ~i);
 			torture_spin(&in, &out, 200000);
 			if (compare("spin", w->tid, &in, &out, in.x[0], 0,
@@ -388,7 +414,8 @@ int main(int argc, char **argv)
 	struct itimerval tick = { { 0, 1000 }, { 0, 1000 } };
 	struct sigaction sa = { .sa_handler = clobber_handler,
 				.sa_flags = SA_RESTART };
-	unsigned long syscalls = 0, spins = 0;
+	unsigned long syscalls = 0, spins = 0, least = ULONG_MAX;
+	const char *budget = getenv("REGTORTURE_BUDGET");
 	struct worker *w;
 	unsigned int i;
 
@@ -401,6 +428,8 @@ int main(int argc, char **argv)
 	w = calloc(n, sizeof(*w));
 	if (!w)
 		return 1;
+	clock_gettime(CLOCK_MONOTONIC, &deadline);
+	deadline.tv_sec += budget ? strtoul(budget, NULL, 0) : 240;
 	sigaction(SIGALRM, &sa, NULL);
 	setitimer(ITIMER_REAL, &tick, NULL);
 
@@ -416,6 +445,17 @@ int main(int argc, char **argv)
 		pthread_join(w[i].thread, NULL);
 		syscalls += w[i].syscalls;
 		spins += w[i].spins;
+		if (w[i].syscalls < least)
+			least = w[i].syscalls;
+	}
+	if (!failed && least < iters) {
+		printf("regtorture: time budget used up, the slowest thread did %lu/%lu iterations\n",
+		       least, iters);
+		if (least < iters / 10 || signals_seen < 100) {
+			printf("REGTORTURE_FAIL loop=progress least=%lu of %lu signals=%lu\n",
+			       least, iters, (unsigned long)signals_seen);
+			failed = 1;
+		}
 	}
 	if (!failed && check_restart())
 		failed = 1;
@@ -423,7 +463,8 @@ int main(int argc, char **argv)
 	setitimer(ITIMER_REAL, &tick, NULL);
 	if (failed)
 		return 1;
-	printf("REGTORTURE_OK threads=%u syscalls=%lu spins=%lu signals=%lu\n",
-	       n, syscalls, spins, (unsigned long)signals_seen);
+	printf("REGTORTURE_OK threads=%u syscalls=%lu spins=%lu signals=%lu complete=%s\n",
+	       n, syscalls, spins, (unsigned long)signals_seen,
+	       least < iters ? "no" : "yes");
 	return 0;
 }
