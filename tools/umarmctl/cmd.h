@@ -30,6 +30,7 @@ int inst_open(struct ctx *x, const char *name, struct inst *in,
 	      struct conf *c);
 int use_systemd(struct ctx *x);
 int systemctl(struct ctx *x, const char *verb, const char *name);
+void json_str(const char *s);
 
 int cmd_create(struct ctx *x, int argc, char **argv);
 int cmd_rm(struct ctx *x, int argc, char **argv);
@@ -60,6 +61,7 @@ int cmd_shell(struct ctx *x, int argc, char **argv);
 int cmd_disk(struct ctx *x, int argc, char **argv);
 int cmd_port_forward(struct ctx *x, int argc, char **argv);
 int cmd_usb(struct ctx *x, int argc, char **argv);
+int cmd_net(struct ctx *x, int argc, char **argv);
 
 int console_attach(const struct inst *in, int quiet_banner);
 int exec_in_guest(const struct inst *in, char **cmd, int ncmd,

@@ -286,7 +286,7 @@ int host_check(int verbose)
 	       rc ? (rc == -EPERM ? "mounted noexec: set TMPDIR to an exec-able directory"
 			       : strerror(-rc)) : "");
 
-	rc = access("/usr/bin/passt", X_OK) ? -errno : 0;
+	rc = access(passt_bin(), X_OK) ? -errno : 0;
 	if (rc) {
 		/* optional: only network = passt needs it */
 		printf("%-5s %-22s %s\n", "warn", "passt",
@@ -294,12 +294,12 @@ int host_check(int verbose)
 	} else if (verbose) {
 		int vn = kernel_virtio_net(k);
 
-		printf("%-5s %-22s %s\n", "ok", "passt",
+		printf("%-5s %-22s %s %s\n", "ok", "passt", passt_bin(),
 		       !passt_has_vhost_user() ?
-		       "/usr/bin/passt (no --vhost-user: umarmctl relays frames to the vector driver)" :
+		       "(no --vhost-user: umarmctl relays frames to the vector driver; no 'net add')" :
 		       vn && vn != 'y' ?
-		       "/usr/bin/passt (vhost-user, but the kernel's virtio_net is a module: 'auto' relays to the vector driver)" :
-		       "/usr/bin/passt (vhost-user: the guest uses virtio_net)");
+		       "(vhost-user, but the kernel's virtio_net is a module: 'auto' relays to the vector driver)" :
+		       "(vhost-user: the guest uses virtio_net)");
 	}
 	snprintf(v, sizeof(v), "%s", under_systemd() ?
 		 "systemd: start/stop go through umarm@NAME.service" :

@@ -654,7 +654,7 @@ int cmd_clone(struct ctx *x, int argc, char **argv)
  * json_str() - print a JSON string literal
  * @s:		string
  */
-static void json_str(const char *s)
+void json_str(const char *s)
 {
 	putchar('"');
 	for (; *s; s++) {

@@ -44,6 +44,19 @@
 #define PASST_STOP_MS		1000
 
 /**
+ * passt_bin() - the passt to run
+ *
+ * Return: $UMARM_PASST if set (a passt built from source, for tests or a
+ *	   host whose packaged passt is too old), else /usr/bin/passt
+ */
+const char *passt_bin(void)
+{
+	const char *e = getenv("UMARM_PASST");
+
+	return e && *e ? e : PASST_BIN;
+}
+
+/**
  * passt_has_vhost_user() - whether the installed passt knows --vhost-user
  *
  * Looks for the option string in the binary rather than running it:
@@ -59,7 +72,7 @@ int passt_has_vhost_user(void)
 	int fd, found = 0;
 	ssize_t n;
 
-	fd = open(PASST_BIN, O_RDONLY | O_CLOEXEC);
+	fd = open(passt_bin(), O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return 0;
 	while (!found && (n = read(fd, buf + keep, 65536)) > 0) {
@@ -74,8 +87,9 @@ int passt_has_vhost_user(void)
 }
 
 /**
- * kernel_virtio_net() - how the kernel has virtio_net, from its config
+ * kernel_config_opt() - how the kernel has an option, from its config
  * @kernel:	kernel path
+ * @opt:	option without CONFIG_, e.g. "VIRTIO_NET"
  *
  * The configuration is next to the kernel: "config" in a package's
  * flavour directory (/usr/lib/uml/linux-uml-arm64/FLAVOUR/), ".config" in
@@ -83,13 +97,17 @@ int passt_has_vhost_user(void)
  *
  * Return: 'y' built in, 'm' a module, 'n' not configured, 0 if unknown
  */
-int kernel_virtio_net(const char *kernel)
+int kernel_config_opt(const char *kernel, const char *opt)
 {
 	static const char *names[] = { "config", ".config" };
-	static const char key[] = "\nCONFIG_VIRTIO_NET=";
 	const char *slash = strrchr(kernel, '/');
 	size_t i, dlen = slash ? (size_t)(slash - kernel) + 1 : 0;
+	char key[80];
+	int klen;
 
+	klen = snprintf(key, sizeof(key), "\nCONFIG_%s=", opt);
+	if (klen < 0 || (size_t)klen >= sizeof(key))
+		return 0;
 	for (i = 0; i < ARRAY_SIZE(names); i++) {
 		char path[PATH_LEN], *t, *v;
 		int r;
@@ -101,8 +119,7 @@ int kernel_virtio_net(const char *kernel)
 		if (read_file(path, &t, 1 << 22) <= 0)
 			continue;
 		v = strstr(t, key);
-		r = !v ? 'n' : v[sizeof(key) - 1] == 'y' ? 'y' :
-		    v[sizeof(key) - 1] == 'm' ? 'm' : 'n';
+		r = !v ? 'n' : v[klen] == 'y' ? 'y' : v[klen] == 'm' ? 'm' : 'n';
 		free(t);
 		return r;
 	}
@@ -110,19 +127,31 @@ int kernel_virtio_net(const char *kernel)
 }
 
 /**
- * port_args() - add passt -t/-u options for the configured forwards
- * @c:		configuration
+ * kernel_virtio_net() - how the kernel has virtio_net, from its config
+ * @kernel:	kernel path
+ *
+ * Return: 'y' built in, 'm' a module, 'n' not configured, 0 if unknown
+ */
+int kernel_virtio_net(const char *kernel)
+{
+	return kernel_config_opt(kernel, "VIRTIO_NET");
+}
+
+/**
+ * port_args() - add passt -t/-u options for forwards
+ * @ports:	forwards
+ * @nports:	how many, at most CONF_MAX_PORTS
  * @argv:	argument vector to extend
  * @argc:	its length, updated
  * @store:	storage for the option values
  */
-static void port_args(const struct conf *c, char **argv, int *argc,
-		      char store[][96])
+static void port_args(const struct conf_port *ports, int nports, char **argv,
+		      int *argc, char store[][96])
 {
 	int i;
 
-	for (i = 0; i < c->nports; i++) {
-		const struct conf_port *p = &c->port[i];
+	for (i = 0; i < nports; i++) {
+		const struct conf_port *p = &ports[i];
 
 		argv[(*argc)++] = p->udp ? "-u" : "-t";
 		if (*p->addr)
@@ -165,11 +194,111 @@ static int spawn_passt(struct net *n, const struct inst *in, char **argv,
 		}
 		if (keep_fd >= 0)
 			set_cloexec(keep_fd, 0);
-		execv(PASST_BIN, argv);
-		fprintf(stderr, "exec %s: %s\n", PASST_BIN, strerror(errno));
+		execv(passt_bin(), argv);
+		fprintf(stderr, "exec %s: %s\n", passt_bin(), strerror(errno));
 		_exit(127);
 	}
 	n->passt = pid;
+	return 0;
+}
+
+/**
+ * sock_listening() - whether a Unix socket path has a listener
+ * @path:	socket path
+ *
+ * passt binds its socket while it parses its options but listens only
+ * once it is set up: a connection in between is refused (seen as probe
+ * error -111 of virtio-uml in the guest).  Connecting to find out would
+ * use up passt's one client, so look for the listening flag
+ * (__SO_ACCEPTCON) in /proc/net/unix instead.
+ *
+ * Return: 1 if listening, 0 if not (or unknown)
+ */
+static int sock_listening(const char *path)
+{
+	char *t, *line, *save;
+	size_t plen = strlen(path);
+	int found = 0;
+
+	if (read_file("/proc/net/unix", &t, 1 << 24) <= 0) {
+		free(t);
+		return 0;
+	}
+	for (line = strtok_r(t, "\n", &save); line && !found;
+	     line = strtok_r(NULL, "\n", &save)) {
+		unsigned long flags;
+		size_t len = strlen(line);
+
+		/* Num RefCount Protocol Flags Type St Inode Path */
+		if (len <= plen || line[len - plen - 1] != ' ' ||
+		    strcmp(line + len - plen, path))
+			continue;
+		if (sscanf(line, "%*s %*s %*s %lx", &flags) == 1 &&
+		    flags & 0x10000)
+			found = 1;
+	}
+	free(t);
+	return found;
+}
+
+/**
+ * net_spawn_vhost_user() - start a passt --vhost-user and wait for its socket
+ * @n:		network state to fill: @backend, @passt, @sock
+ * @in:		instance
+ * @sockname:	socket name in the runtime directory
+ * @ports:	forwards for this passt
+ * @nports:	how many, at most CONF_MAX_PORTS
+ * @one_off:	passt exits when UML closes the socket
+ *
+ * Used at start for the configured network and by "umarmctl net add" for
+ * hot-plugged interfaces.  PR_SET_PDEATHSIG does not survive passt
+ * dropping its privileges or entering its user namespace, so @one_off is
+ * what ends a hot-plugged passt if the supervisor is SIGKILLed (UML dies
+ * with it); it would also end the configured one when the guest reboots
+ * (UML re-executes itself and reconnects), so that one does without, and
+ * reap_orphans() catches it at the next start.
+ *
+ * Return: 0 on success, negative errno on failure (message printed)
+ */
+int net_spawn_vhost_user(struct net *n, const struct inst *in,
+			 const char *sockname, const struct conf_port *ports,
+			 int nports, int one_off)
+{
+	char *argv[16 + 2 * CONF_MAX_PORTS], store[CONF_MAX_PORTS][96];
+	uint64_t deadline;
+	struct stat st;
+	int argc = 0, rc;
+
+	n->backend = NETB_VHOST_USER;
+	n->uml_fd = n->ufd = n->pfd = -1;
+	inst_path(in, n->sock, 1, sockname);
+	unlink(n->sock);
+	argv[argc++] = "passt";
+	argv[argc++] = "--foreground";
+	argv[argc++] = "--quiet";
+	argv[argc++] = "--vhost-user";
+	argv[argc++] = "--socket";
+	argv[argc++] = n->sock;
+	if (one_off)
+		argv[argc++] = "--one-off";
+	port_args(ports, nports, argv, &argc, store);
+	argv[argc] = NULL;
+	rc = spawn_passt(n, in, argv, -1);
+	if (rc)
+		return rc;
+	deadline = boot_ms() + PASST_SOCK_WAIT_MS;
+	while (stat(n->sock, &st) || !S_ISSOCK(st.st_mode) ||
+	       !sock_listening(n->sock)) {
+		if (boot_ms() > deadline ||
+		    waitpid(n->passt, NULL, WNOHANG) == n->passt) {
+			err("%s: passt did not create %s; see %s/passt.log",
+			    in->name, n->sock, in->state);
+			n->passt = 0;
+			net_stop(n);
+			return -ETIMEDOUT;
+		}
+		sleep_ms(10);
+	}
 	return 0;
 }
 
@@ -202,9 +331,9 @@ int net_start(struct net *n, const struct inst *in, const struct conf *c,
 	if (c->net == NET_NONE)
 		return 0;
 
-	if (access(PASST_BIN, X_OK)) {
+	if (access(passt_bin(), X_OK)) {
 		err("%s: 'network = passt' but %s is missing: apt install passt, or set 'network = none' in %s",
-		    in->name, PASST_BIN, in->conf);
+		    in->name, passt_bin(), in->conf);
 		return -ENOENT;
 	}
 	n->backend = c->net_backend;
@@ -216,7 +345,7 @@ int net_start(struct net *n, const struct inst *in, const struct conf *c,
 	}
 	if (n->backend == NETB_VHOST_USER && !passt_has_vhost_user()) {
 		err("%s: 'network-backend = vhost-user' but %s has no --vhost-user (passt from 2024 or later); use 'network-backend = relay'",
-		    in->name, PASST_BIN);
+		    in->name, passt_bin());
 		return -ENOTSUP;
 	}
 
@@ -224,34 +353,9 @@ int net_start(struct net *n, const struct inst *in, const struct conf *c,
 	argv[argc++] = "--foreground";
 	argv[argc++] = "--quiet";
 
-	if (n->backend == NETB_VHOST_USER) {
-		uint64_t deadline;
-		struct stat st;
-
-		inst_path(in, n->sock, 1, "passt.sock");
-		unlink(n->sock);
-		argv[argc++] = "--vhost-user";
-		argv[argc++] = "--socket";
-		argv[argc++] = n->sock;
-		port_args(c, argv, &argc, store);
-		argv[argc] = NULL;
-		rc = spawn_passt(n, in, argv, -1);
-		if (rc)
-			return rc;
-		deadline = boot_ms() + PASST_SOCK_WAIT_MS;
-		while (stat(n->sock, &st) || !S_ISSOCK(st.st_mode)) {
-			if (boot_ms() > deadline ||
-			    waitpid(n->passt, NULL, WNOHANG) == n->passt) {
-				err("%s: passt did not create %s; see %s/passt.log",
-				    in->name, n->sock, in->state);
-				n->passt = 0;
-				net_stop(n);
-				return -ETIMEDOUT;
-			}
-			sleep_ms(10);
-		}
-		return 0;
-	}
+	if (n->backend == NETB_VHOST_USER)
+		return net_spawn_vhost_user(n, in, "passt.sock", c->port,
+					    c->nports, 0);
 
 	/* Relay */
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sp))
@@ -273,7 +377,7 @@ int net_start(struct net *n, const struct inst *in, const struct conf *c,
 	argv[argc++] = fdarg;
 	argv[argc++] = "--mtu";
 	argv[argc++] = RELAY_MTU;
-	port_args(c, argv, &argc, store);
+	port_args(c->port, c->nports, argv, &argc, store);
 	argv[argc] = NULL;
 	rc = spawn_passt(n, in, argv, pp[1]);
 	close(pp[1]);

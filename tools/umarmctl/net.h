@@ -43,8 +43,13 @@ struct net {
 	unsigned long drops;
 };
 
+const char *passt_bin(void);
 int passt_has_vhost_user(void);
+int kernel_config_opt(const char *kernel, const char *opt);
 int kernel_virtio_net(const char *kernel);
+int net_spawn_vhost_user(struct net *n, const struct inst *in,
+			 const char *sockname, const struct conf_port *ports,
+			 int nports, int one_off);
 int net_start(struct net *n, const struct inst *in, const struct conf *c,
 	      const char *kernel);
 int net_uml_arg(const struct net *n, char *buf, size_t len);

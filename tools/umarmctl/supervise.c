@@ -17,6 +17,9 @@
  * - the control socket RUNDIR/NAME/control, a line protocol for the other
  *   umarmctl verbs: console, stop, kill, pause, resume, type TEXT;
  * - the network relay, when passt runs in --fd mode;
+ * - hot-plugged interfaces ("umarmctl net add"): a passt --vhost-user
+ *   each, plugged with mconsole "config virtio_uml.device=SOCK:1:ID",
+ *   listed in RUNDIR/NAME/net and stopped with the instance;
  * - signals, through a signalfd: SIGTERM/SIGINT start a clean stop
  *   (mconsole "cad", then "halt" after stop-timeout, then SIGKILL),
  *   SIGCHLD reaps UML and passt.
@@ -52,6 +55,7 @@
 #include "log.h"
 #include "mconsole.h"
 #include "net.h"
+#include "nif.h"
 #include "sdnotify.h"
 #include "state.h"
 #include "util.h"
@@ -89,6 +93,20 @@ enum stop_phase {
 };
 
 /**
+ * struct hotplug - an interface added by "umarmctl net add"
+ * @used:	slot in use
+ * @plat:	virtio-uml platform device id given to the guest
+ * @n:		its passt (vhost-user)
+ * @ports:	its forwards, as in the net file
+ */
+struct hotplug {
+	int used;
+	unsigned int plat;
+	struct net n;
+	char ports[NIF_PORTS_LEN];
+};
+
+/**
  * struct sup - supervisor state
  */
 struct sup {
@@ -101,6 +119,8 @@ struct sup {
 	int exec_fd;
 	size_t log_size;
 	struct net net;
+	struct hotplug hp[NIF_MAX];
+	unsigned int next_plat;
 	struct client cl[MAX_CLIENTS];
 	pid_t uml;
 	int uml_status;
@@ -132,6 +152,132 @@ static void publish(struct sup *s, const char *status)
 	if (state_write(s->state_path, &s->st))
 		warn("%s: cannot write %s: %s", s->in->name, s->state_path,
 		     strerror(errno));
+}
+
+/**
+ * publish_nif() - write the runtime net file: the interfaces and passts
+ * @s:		supervisor
+ */
+static void publish_nif(struct sup *s)
+{
+	char buf[NIF_MAX * (PATH_LEN + NIF_PORTS_LEN + 128)], path[PATH_LEN];
+	size_t o = 0;
+	unsigned int i;
+
+	for (i = 0; i < NIF_MAX; i++) {
+		const struct net *n = i ? &s->hp[i].n : &s->net;
+		struct nif f = { .id = i };
+
+		if (i ? !s->hp[i].used : n->backend < 0)
+			continue;
+		snprintf(f.backend, sizeof(f.backend), "%s",
+			 net_backend_name(n));
+		f.passt = n->passt;
+		f.plat = n->backend == NETB_VHOST_USER ?
+			 (int)(i ? s->hp[i].plat : 0) : -1;
+		f.hotplug = !!i;
+		if (i)
+			snprintf(f.ports, sizeof(f.ports), "%s",
+				 s->hp[i].ports);
+		else
+			nif_ports_format(s->c->port, s->c->nports, f.ports,
+					 sizeof(f.ports));
+		snprintf(f.sock, sizeof(f.sock), "%s", n->sock);
+		if (!nif_format(&f, buf + o, sizeof(buf) - o))
+			o += strlen(buf + o);
+	}
+	inst_path(s->in, path, 1, NIF_FILE);
+	if (write_file_atomic(path, buf, o, 0644))
+		warn("%s: cannot write %s: %s", s->in->name, path,
+		     strerror(errno));
+}
+
+/**
+ * hotplug_stop() - stop the passt of a hot-plugged interface, forget it
+ * @s:		supervisor
+ * @id:		interface, 1 to NIF_MAX - 1
+ */
+static void hotplug_stop(struct sup *s, unsigned int id)
+{
+	if (!s->hp[id].used)
+		return;
+	net_stop(&s->hp[id].n);
+	memset(&s->hp[id], 0, sizeof(s->hp[id]));
+}
+
+/**
+ * hotplug_add() - control request "net-add [PORT...]"
+ * @s:		supervisor
+ * @args:	forwards for the new passt, blank or comma separated
+ * @reply:	"OK netN virtio-uml.ID PID" or "ERR why", with newline
+ * @len:	size of @reply
+ *
+ * Starts a passt --vhost-user on RUNDIR/NAME/netN.sock and plugs it with
+ * mconsole.  The loop waits here for passt's socket (milliseconds, at
+ * most PASST_SOCK_WAIT_MS) and for UML's answer.  Platform ids are never
+ * reused within a run: the guest keeps an unbound device of a removed
+ * interface registered.
+ */
+static void hotplug_add(struct sup *s, const char *args, char *reply,
+			size_t len)
+{
+	struct conf_port ports[CONF_MAX_PORTS];
+	char sock[32], cmd[MC_MAX_DATA], out[MC_MAX_DATA];
+	unsigned int id;
+	struct hotplug *h;
+	int np, rc;
+
+	if (!*s->st.mconsole || s->stop != STOP_NONE || s->uml_done) {
+		snprintf(reply, len, "ERR the guest is %s\n", s->st.status);
+		return;
+	}
+	if (s->paused) {
+		snprintf(reply, len, "ERR the guest is paused: resume it\n");
+		return;
+	}
+	/* our passt, not the client's: UMARM_PASST as we were started */
+	if (!passt_has_vhost_user()) {
+		snprintf(reply, len, "ERR %.400s (the supervisor's passt) has no --vhost-user; restart the instance with a newer passt (UMARM_PASST)\n",
+			 passt_bin());
+		return;
+	}
+	np = nif_ports_parse(args, ports, CONF_MAX_PORTS);
+	if (np < 0) {
+		snprintf(reply, len, "ERR bad forward in '%s'\n", args);
+		return;
+	}
+	for (id = 1; id < NIF_MAX && s->hp[id].used; id++)
+		;
+	if (id == NIF_MAX) {
+		snprintf(reply, len, "ERR all %d interfaces are in use\n",
+			 NIF_MAX - 1);
+		return;
+	}
+	h = &s->hp[id];
+	memset(h, 0, sizeof(*h));
+	snprintf(sock, sizeof(sock), "net%u.sock", id);
+	if (net_spawn_vhost_user(&h->n, s->in, sock, ports, np, 1)) {
+		snprintf(reply, len, "ERR passt did not start\n");
+		memset(h, 0, sizeof(*h));
+		return;
+	}
+	h->plat = s->next_plat++;
+	nif_ports_format(ports, np, h->ports, sizeof(h->ports));
+	rc = snprintf(cmd, sizeof(cmd), "config virtio_uml.device=%s:1:%u",
+		      h->n.sock, h->plat);
+	rc = rc < 0 || (size_t)rc >= sizeof(cmd) ? -ENAMETOOLONG :
+	     mc(s, cmd, out, sizeof(out));
+	if (rc) {
+		snprintf(reply, len, "ERR mconsole '%.60s...': %s\n", cmd,
+			 rc == -EIO && *out ? out : strerror(-rc));
+		net_stop(&h->n);
+		memset(h, 0, sizeof(*h));
+		return;
+	}
+	h->used = 1;
+	publish_nif(s);
+	snprintf(reply, len, "OK net%u virtio-uml.%u %d\n", id, h->plat,
+		 (int)h->n.passt);
 }
 
 /**
@@ -336,6 +482,14 @@ static void notify_in(struct sup *s)
 		 * ctrl-alt-del.target): its shutdown is done, so halt the
 		 * fresh kernel before it boots any further.
 		 */
+		if (s->mc_seen && s->stop == STOP_NONE) {
+			unsigned int j;
+
+			/* the new kernel has none of the hot-plugged ones */
+			for (j = 1; j < NIF_MAX; j++)
+				hotplug_stop(s, j);
+			publish_nif(s);
+		}
 		if (s->mc_seen++ && s->stop == STOP_CAD) {
 			dbg("%s: guest rebooted on ctrl-alt-del: halting",
 			    s->in->name);
@@ -478,6 +632,21 @@ static void client_line(struct sup *s, struct client *c, const char *line)
 			write_all(s->exec_fd >= 0 ? s->exec_fd : s->cons_fd,
 				  buf, n + 2);
 		}
+	} else if (!strcmp(line, "net-add") || !strncmp(line, "net-add ", 8)) {
+		hotplug_add(s, line + 7, reply, sizeof(reply));
+		ok = reply;
+	} else if (!strncmp(line, "net-rm ", 7)) {
+		unsigned int id;
+
+		if (nif_id_parse(line + 7, &id) || !id || !s->hp[id].used) {
+			snprintf(reply, sizeof(reply),
+				 "ERR no hot-plugged interface '%s'\n",
+				 line + 7);
+			ok = reply;
+		} else {
+			hotplug_stop(s, id);
+			publish_nif(s);
+		}
 	} else if (!strcmp(line, "ping")) {
 		ok = "OK\n";
 	} else {
@@ -579,6 +748,23 @@ static void reap(struct sup *s)
 			s->net.passt = 0;
 			s->st.passt = 0;
 			publish(s, NULL);
+			publish_nif(s);
+		} else {
+			unsigned int i;
+
+			for (i = 1; i < NIF_MAX; i++) {
+				if (!s->hp[i].used || pid != s->hp[i].n.passt)
+					continue;
+				/* --one-off: the guest let go of it (net rm) */
+				if (WIFEXITED(status) && !WEXITSTATUS(status))
+					dbg("%s: passt of net%u exited: the guest closed its socket",
+					    s->in->name, i);
+				else
+					warn("%s: passt of net%u exited (status %d): that interface is dead; 'umarmctl net rm %s net%u'",
+					     s->in->name, i, status, s->in->name, i);
+				s->hp[i].n.passt = 0;
+				publish_nif(s);
+			}
 		}
 	}
 }
@@ -920,18 +1106,20 @@ static void exit_text(struct sup *s, char *buf, size_t len)
  * share the kernel's descriptor table, so they keep its disk locks after
  * the kernel process itself was SIGKILLed by someone else.  Any process
  * whose command line carries this instance's "uml_dir=RUNDIR/NAME/" is
- * such a leftover once LOCK_RUN is free.
+ * such a leftover once LOCK_RUN is free; so is a passt serving a socket
+ * in RUNDIR/NAME/ (it survives a SIGKILLed supervisor when it runs
+ * without --one-off: see net_spawn_vhost_user()).
  *
  * Return: number of processes killed
  */
 int reap_orphans(const struct inst *in)
 {
-	char want[PATH_LEN + 16];
+	char want[PATH_LEN + 16], sock[PATH_LEN + 2];
 	struct dirent *de;
 	int n = 0;
 	DIR *d;
 
-	if (pathf(want, "uml_dir=%s/", in->run))
+	if (pathf(want, "uml_dir=%s/", in->run) || pathf(sock, "%s/", in->run))
 		return 0;
 	d = opendir("/proc");
 	while (d && (de = readdir(d))) {
@@ -946,7 +1134,12 @@ int reap_orphans(const struct inst *in)
 		if (len <= 0)
 			continue;
 		for (p = cmd; p < cmd + len; p += strlen(p) + 1) {
-			if (!strcmp(p, want)) {
+			char *next = p + strlen(p) + 1;
+
+			if (!strcmp(p, want) ||
+			    (!strcmp(cmd, "passt") && !strcmp(p, "--socket") &&
+			     next < cmd + len &&
+			     !strncmp(next, sock, strlen(sock)))) {
 				kill(pid, SIGKILL);
 				n++;
 				break;
@@ -957,7 +1150,7 @@ int reap_orphans(const struct inst *in)
 	if (d)
 		closedir(d);
 	if (n) {
-		warn("%s: killed %d kernel process%s left over by a previous run",
+		warn("%s: killed %d process%s (UML, passt) left over by a previous run",
 		     in->name, n, n == 1 ? "" : "es");
 		/* let the kernel drop their locks */
 		sleep_ms(100);
@@ -1101,6 +1294,9 @@ int supervise(const struct inst *in, const struct conf *c, int ready_fd)
 	s->st.passt = s->net.passt;
 	snprintf(s->st.net, sizeof(s->st.net), "%s",
 		 net_backend_name(&s->net));
+	/* virtio-uml.0 is the configured vhost-user interface, if any */
+	s->next_plat = 1;
+	publish_nif(s);
 
 	store = malloc(65536);
 	rc = store ? build_argv(s, kernel, argv, store, 65536) : -ENOMEM;
@@ -1172,6 +1368,8 @@ int supervise(const struct inst *in, const struct conf *c, int ready_fd)
 
 out:
 	net_stop(&s->net);
+	for (i = 1; i < NIF_MAX; i++)
+		hotplug_stop(s, i);
 	if (s->uml > 0 && !s->uml_done) {
 		kill(-s->uml, SIGKILL);
 		waitpid(s->uml, NULL, 0);
@@ -1233,7 +1431,8 @@ int ctl_connect(const struct inst *in)
  * @reply:	reply line, without newline
  * @len:	size of @reply
  *
- * Return: 0 on "OK", -EIO on "ERR ..." (text in @reply), negative errno
+ * Return: 0 on "OK" (what follows "OK " in @reply), -EIO on "ERR ..."
+ *	   (text in @reply), negative errno
  */
 int ctl_request(const struct inst *in, const char *req, char *reply,
 		size_t len)
@@ -1273,6 +1472,11 @@ int ctl_request(const struct inst *in, const char *req, char *reply,
 	buf[strcspn(buf, "\n")] = 0;
 	if (!strcmp(buf, "OK"))
 		return 0;
+	if (!strncmp(buf, "OK ", 3)) {
+		if (len)
+			snprintf(reply, len, "%s", buf + 3);
+		return 0;
+	}
 	if (len)
 		snprintf(reply, len, "%s", strncmp(buf, "ERR ", 4) ? buf
 								   : buf + 4);

@@ -53,6 +53,7 @@ static const struct verb verbs[] = {
 	{ "config",	cmd_config,	"config NAME" },
 	{ "disk",	cmd_disk,	"disk add NAME SIZE | disk rm NAME N | disk resize NAME N SIZE | disk list NAME" },
 	{ "port-forward", cmd_port_forward, "port-forward NAME [tcp:|udp:][ADDR:]HOST:GUEST [--remove]" },
+	{ "net",	cmd_net,	"net add NAME [--port HOST:GUEST]... | net rm NAME [netN] | net list NAME" },
 	{ "usb",	cmd_usb,	"usb list | usb attach NAME BUSID | usb detach NAME BUSID" },
 	{ "mconsole",	cmd_mconsole,	"mconsole NAME COMMAND..." },
 	{ "enable",	cmd_enable,	"enable NAME..." },

@@ -2,7 +2,8 @@
 /* umarmctl - manage User-Mode Linux instances
  *
  * unit.c - unit tests: configuration parser, name rules, sizes, mconsole
- *	    framing (including a fake UML answering on a real socket)
+ *	    framing (including a fake UML answering on a real socket), the
+ *	    runtime net file and "net add" forwards
  *
  * Prints "PASS name" or "FAIL name: why" per case; exits 1 on any failure.
  */
@@ -21,6 +22,7 @@
 #include "conf.h"
 #include "mconsole.h"
 #include "name.h"
+#include "nif.h"
 #include "util.h"
 
 static int failures, cases;
@@ -376,6 +378,76 @@ static void test_atomic(void)
 }
 
 /**
+ * test_nif() - the runtime net file and the forwards of "net add"
+ */
+static void test_nif(void)
+{
+	struct conf_port p[CONF_MAX_PORTS];
+	char buf[PATH_LEN + NIF_PORTS_LEN + 128], ports[NIF_PORTS_LEN];
+	struct nif a = { .id = 3, .passt = 4242, .plat = 7, .hotplug = 1 }, b;
+	unsigned int id;
+	int n;
+
+	snprintf(a.backend, sizeof(a.backend), "vhost-user");
+	snprintf(a.ports, sizeof(a.ports), "tcp:8080:80,udp:127.0.0.1:53:53");
+	snprintf(a.sock, sizeof(a.sock), "/run/umarm/my vm/net3.sock");
+	CHECK("nif.format", !nif_format(&a, buf, sizeof(buf)) &&
+	      !strcmp(buf, "net3 vhost-user 4242 virtio-uml.7 hotplug tcp:8080:80,udp:127.0.0.1:53:53 /run/umarm/my vm/net3.sock\n"),
+	      "got '%s'", buf);
+	CHECK("nif.roundtrip", !nif_parse(buf, &b) && b.id == 3 &&
+	      b.passt == 4242 && b.plat == 7 && b.hotplug &&
+	      !strcmp(b.backend, "vhost-user") && !strcmp(b.ports, a.ports) &&
+	      !strcmp(b.sock, a.sock), "sock '%s' ports '%s'", b.sock,
+	      b.ports);
+	CHECK("nif.relay", !nif_parse("net0 relay 12 vec0 boot - -", &b) &&
+	      b.plat == -1 && !b.hotplug && !*b.ports && !*b.sock &&
+	      b.passt == 12, "plat %d", b.plat);
+	CHECK("nif.small_buf", nif_format(&a, buf, 20) == -ENOSPC, "fits?");
+	CHECK("nif.bad_backend",
+	      nif_parse("net1 tap 1 virtio-uml.1 hotplug - /s", &b), "taken");
+	CHECK("nif.bad_origin",
+	      nif_parse("net1 relay 1 vec0 later - -", &b), "taken");
+	CHECK("nif.bad_device",
+	      nif_parse("net1 vhost-user 1 virtio-uml.x hotplug - /s", &b),
+	      "taken");
+	CHECK("nif.bad_id", nif_parse("net9 relay 1 vec0 boot - -", &b) &&
+	      nif_parse("eth1 relay 1 vec0 boot - -", &b), "taken");
+	CHECK("nif.no_socket",
+	      nif_parse("net1 vhost-user 1 virtio-uml.1 hotplug -", &b),
+	      "taken");
+	CHECK("nif.truncated", nif_parse("net1 vhost-user", &b), "taken");
+	CHECK("nif.id", !nif_id_parse("net2", &id) && id == 2 &&
+	      !nif_id_parse("5", &id) && id == 5 &&
+	      nif_id_parse("net8", &id) && nif_id_parse("net", &id) &&
+	      nif_id_parse("eth0", &id) && nif_id_parse("net1x", &id),
+	      "id %u", id);
+
+	n = nif_ports_parse("8080:80, udp:5353:53,127.0.0.1:2222:22", p,
+			    CONF_MAX_PORTS);
+	CHECK("nif.ports", n == 3 && p[0].host == 8080 && !p[0].udp &&
+	      p[1].udp && p[1].guest == 53 && !strcmp(p[2].addr, "127.0.0.1"),
+	      "n %d", n);
+	CHECK("nif.ports_empty", nif_ports_parse("", p, CONF_MAX_PORTS) == 0 &&
+	      nif_ports_parse("  ", p, CONF_MAX_PORTS) == 0, "not empty");
+	CHECK("nif.ports_bad", nif_ports_parse("8080:80 99999:1", p,
+					       CONF_MAX_PORTS) == -EINVAL &&
+	      nif_ports_parse("80", p, CONF_MAX_PORTS) == -EINVAL,
+	      "accepted");
+	CHECK("nif.ports_too_many", nif_ports_parse("1:1 2:2 3:3", p, 2) ==
+	      -E2BIG, "accepted");
+	CHECK("nif.ports_format", !nif_ports_format(p, 0, ports,
+						    sizeof(ports)) &&
+	      !*ports, "got '%s'", ports);
+	n = nif_ports_parse("udp:127.0.0.1:53:53,8080:80", p, CONF_MAX_PORTS);
+	CHECK("nif.ports_format_roundtrip", n == 2 &&
+	      !nif_ports_format(p, n, ports, sizeof(ports)) &&
+	      !strcmp(ports, "udp:127.0.0.1:53:53,tcp:8080:80"), "got '%s'",
+	      ports);
+	CHECK("nif.ports_format_small",
+	      nif_ports_format(p, n, ports, 10) == -ENOSPC, "fits?");
+}
+
+/**
  * main() - run all unit tests
  *
  * Return: 0 if all passed, 1 otherwise
@@ -388,6 +460,7 @@ int main(void)
 	test_sizes();
 	test_mconsole();
 	test_atomic();
+	test_nif();
 	printf("%d cases, %d failed\n", cases, failures);
 	return failures ? 1 : 0;
 }
