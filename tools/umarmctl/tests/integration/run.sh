@@ -7,7 +7,8 @@
 # real guest: create, start, exec, stop, rm, concurrent starts, kill -9 of
 # the kernel and of umarmctl in the middle of operations, a corrupt
 # configuration, a missing image, a disk in use, networking through passt,
-# hot-plugged disks, per-user instances run by an ordinary user.
+# hot-plugged disks and network interfaces, per-user instances run by an
+# ordinary user.
 #
 # Kernel: $UMARM_KERNEL, else the team's dev build
 # ~/.cache/linux-uml-arm64/kernel/$(uname -m)/linux, else the packaged
@@ -18,8 +19,11 @@
 # build's modules/lib/modules, a package's modules), so that a guest on
 # vhost-user networking can load virtio_net.  python3 is optional (the
 # emulated arm64 host has none): JSON, HTTP and sd_notify are checked
-# without it.  Every case prints PASS or FAIL with the
-# reason; the exit status is 1 if any case failed.  Failing runs keep
+# without it.  Network hot-plug needs a passt with --vhost-user:
+# $UMARM_PASST (e.g. one built from source on a bookworm host), else
+# /usr/bin/passt if it has it; without one that case prints SKIP.  Every
+# case prints PASS, FAIL or SKIP with the reason; the exit status is 1 if
+# any case failed, 77 if every case asked for was skipped.  Failing runs keep
 # their directory (printed at the end).
 
 # SC2015: pass() never fails, so "check && pass || fail" is if-then-else.
@@ -58,8 +62,11 @@ export UMARM_CONFIG_DIR="$T/etc" UMARM_STATE_DIR="$T/lib" UMARM_RUNTIME_DIR="$T/
 export UMARM_NO_SYSTEMD=1
 fails=0
 passes=0
+skips=0
 
 pass() { passes=$((passes + 1)); echo "PASS $1"; }
+skipped=
+skip() { skips=$((skips + 1)); skipped="$skipped $1"; echo "SKIP $1: $2"; }
 fail() { fails=$((fails + 1)); echo "FAIL $1: $2"; }
 u() { "$UMARMCTL" "$@"; }
 # expect NAME WANT_RC CMD... - run CMD, compare its exit status
@@ -384,6 +391,89 @@ if want network && [ -x /usr/bin/passt ]; then
 	[ -n "$passt" ] && [ -d "/proc/$passt" ] && fail net.passt_stopped "passt $passt still runs" || pass net.passt_stopped
 fi
 
+if want hotplug; then
+	# net add/rm: a passt --vhost-user per interface, plugged through
+	# mconsole into a running guest; the relay cannot be hot-plugged
+	hp_passt=${UMARM_PASST:-}
+	if [ -z "$hp_passt" ] && [ -x /usr/bin/passt ] && grep -q -- --vhost-user /usr/bin/passt; then
+		hp_passt=/usr/bin/passt
+	fi
+	uh() { UMARM_PASST=$hp_passt "$UMARMCTL" "$@"; }
+	u create h0 --image "$image" --mem 96M --network passt >/dev/null 2>&1
+	echo "network-backend = relay" >>"$T/etc/instances/h0.conf"
+	expect hotplug.relay_refused 4 u net add h0
+	grep_out hotplug.relay_refused.fix "network-backend = auto" "$T/err"
+	if [ -x /usr/bin/passt ] && ! grep -q -- --vhost-user /usr/bin/passt; then
+		sed -i '/^network-backend/d' "$T/etc/instances/h0.conf"
+		expect hotplug.old_passt_refused 6 env UMARM_PASST=/usr/bin/passt "$UMARMCTL" net add h0
+		grep_out hotplug.old_passt_refused.fix "network = passt" "$T/err"
+	fi
+	u rm h0 >/dev/null 2>&1
+	if [ -z "$hp_passt" ] || [ ! -x "$hp_passt" ]; then
+		skip hotplug "no passt with --vhost-user (passt >= 2024; set UMARM_PASST to one built from source on bookworm)"
+	else
+		echo "  passt: $hp_passt"
+		uh create h1 --image "$image" --mem 96M --network none >/dev/null 2>&1
+		expect hotplug.not_running 5 uh net add h1
+		expect hotplug.bad_port 2 uh net add h1 --port 99999:80
+		uh start h1 >/dev/null 2>&1
+		ht0=$(date +%s%N)
+		expect hotplug.add 0 uh net add h1 --port 18341:80
+		echo "  net add: $(( ($(date +%s%N) - ht0) / 1000000 )) ms"
+		grep_out hotplug.add.msg "^net1 virtio-uml.1" "$T/out"
+		uh net list h1 >"$T/o" 2>&1
+		grep_out hotplug.list "^net1 *vhost-user *virtio-uml.1 .*hotplug *tcp:18341:80" "$T/o"
+		p1=$(awk '$1 == "net1" {print $3}' "$T/run/h1/net")
+		# the guest: a virtio_net interface under virtio-uml.1, DHCP
+		# from passt, then the host's HTTP server through the gateway
+		mkdir -p "$T/www"
+		echo "hotplug-http-ok-$$" >"$T/www/hp.txt"
+		busybox httpd -f -p 127.0.0.1:18332 -h "$T/www" &
+		hpid=$!
+		uh exec h1 --timeout 30 -- sh -c 'i=$(ls /sys/bus/platform/devices/virtio-uml.1/virtio*/net/); echo "if=$i"; ip link set $i up; udhcpc -i $i -q -n -t 5 -s /etc/udhcpc.script >/dev/null 2>&1; ip -4 addr show $i; gw=$(ip route | awk "/^default/{print \$3; exit}"); wget -q -O - http://$gw:18332/hp.txt' >"$T/o" 2>&1
+		kill "$hpid" 2>/dev/null
+		wait "$hpid" 2>/dev/null
+		grep_out hotplug.guest_if "^if=eth" "$T/o"
+		grep_out hotplug.dhcp_lease "inet .* scope global" "$T/o"
+		grep_out hotplug.guest_to_host "hotplug-http-ok-$$" "$T/o"
+		uh exec h1 -- sh -c 'mkdir -p /www && echo hotplug-guest-ok > /www/index.html && httpd -p 80 -h /www' >/dev/null 2>&1
+		http_get http://127.0.0.1:18341/index.html >"$T/o" 2>&1
+		grep_out hotplug.port_forward hotplug-guest-ok "$T/o"
+		expect hotplug.add_second 0 uh net add h1
+		grep_out hotplug.add_second.msg "^net2 virtio-uml.2" "$T/out"
+		p2=$(awk '$1 == "net2" {print $3}' "$T/run/h1/net")
+		expect hotplug.rm 0 uh net rm h1 net1
+		uh exec h1 -- sh -c 'ls /sys/bus/platform/devices/virtio-uml.1/ | grep -c virtio; ip -o link | grep -c eth' >"$T/o" 2>&1
+		[ "$(tr '\n' ' ' <"$T/o")" = "0 1 " ] && pass hotplug.rm.guest ||
+			fail hotplug.rm.guest "wanted no virtio under virtio-uml.1 and one eth left: $(head -c 200 "$T/o")"
+		[ -n "$p1" ] && [ ! -d "/proc/$p1" ] && pass hotplug.rm.passt_stopped ||
+			fail hotplug.rm.passt_stopped "passt '$p1' still runs"
+		uh net list h1 >"$T/o" 2>&1
+		grep -q "^net1" "$T/o" && fail hotplug.rm.list "net1 still listed" || pass hotplug.rm.list
+		expect hotplug.rm_again 2 uh net rm h1 net1
+		# kill -9 of the supervisor: its passts die with it
+		sup=$(sed -n 's/^supervisor=//p' "$T/run/h1/state")
+		kill -9 "$sup"
+		for _ in 1 2 3 4 5 6 7 8 9 10; do
+			[ -d "/proc/$p2" ] || break
+			sleep 0.2
+		done
+		[ -n "$p2" ] && [ ! -d "/proc/$p2" ] && pass hotplug.supervisor_kill9 ||
+			fail hotplug.supervisor_kill9 "passt '$p2' survived its supervisor"
+		uh kill h1 >/dev/null 2>&1
+		# stop: the hot-plugged passt goes with the instance, and the
+		# interface is not saved
+		expect hotplug.restart 0 uh start h1
+		uh net add h1 >/dev/null 2>&1
+		p3=$(awk '$1 == "net1" {print $3}' "$T/run/h1/net")
+		expect hotplug.stop 0 uh stop h1
+		[ -n "$p3" ] && [ ! -d "/proc/$p3" ] && pass hotplug.stop.passt_stopped ||
+			fail hotplug.stop.passt_stopped "passt '$p3' still runs"
+		grep -q "^network *= *passt" "$T/etc/instances/h1.conf" &&
+			fail hotplug.not_persisted "net add changed h1.conf" || pass hotplug.not_persisted
+	fi
+fi
+
 if want user && [ "$(id -u)" = 0 ] && command -v runuser >/dev/null; then
 	id umarmtest >/dev/null 2>&1 || useradd -m umarmtest 2>/dev/null
 	if id umarmtest >/dev/null 2>&1; then
@@ -418,10 +508,21 @@ fi
 for f in "$T"/etc/instances/*.conf; do
 	[ -e "$f" ] && u kill "$(basename "$f" .conf)" >/dev/null 2>&1
 done
-echo "$passes passed, $fails failed in $(( $(date +%s) - t0 ))s"
+echo "$passes passed, $fails failed, $skips skipped in $(( $(date +%s) - t0 ))s"
 if [ "$fails" -gt 0 ]; then
 	echo "artifacts kept in $T"
 	exit 1
 fi
 rm -rf "$T"
+# only skipped cases asked for (e.g. "run.sh hotplug" without passt)
+if [ -n "$CASES" ]; then
+	for c in $CASES; do
+		case " $skipped " in
+		*" $c "*) ;;
+		*) exit 0 ;;
+		esac
+	done
+	exit 77
+fi
+[ "$passes" = 0 ] && [ "$skips" -gt 0 ] && exit 77
 exit 0
