@@ -7,7 +7,7 @@
 # NAME is a recipe (a directory next to this script with a recipe.sh),
 # ARCH is arm64 (default) or amd64.  The image is an ext4 file made with
 # mkfs.ext4 -d (no loop mounts), kept in $UMARM_CACHE/images/ (default
-# ~/.cache/linux-uml-arm64/images/).  It is rebuilt only when its key
+# ${XDG_CACHE_HOME:-~/.cache}/linux-uml-arm64/images/).  It is rebuilt only when its key
 # changes: a hash of build.sh, lib.sh, the recipe's files and its inputs
 # (compiler and package versions, suite, tarball), stored next to the image
 # as IMAGE.key.  A new image is built into a temporary file and renamed.
@@ -15,13 +15,20 @@
 # Progress goes to stderr; the last line on stdout is the image's absolute
 # path.  Environment: UMARM_CACHE, SUITE (debian), ALPINE_TARBALL (alpine),
 # MIRROR (Debian mirror), EXTRACT_SUITE (where minimal/musl take Debian
-# packages from, default sid).  Runs as root, or as a user under fakeroot
-# (the debian recipe then needs mmdebstrap's unshare mode to work).
+# packages from, default sid), UMARM_MINIMAL_INIT (minimal: a prebuilt
+# static init instead of compiling init.c).  Runs as root, or as a user
+# under fakeroot (the debian recipe then needs mmdebstrap's unshare mode).
+#
+# The same files are installed by the umarmctl package as
+# /usr/share/umarm/images/ (without alpine), where umarmctl runs them.
 
 set -eu
 
 IMAGES_DIR=$(cd "$(dirname "$0")" && pwd)
-CACHE_DIR=${UMARM_CACHE:-$HOME/.cache/linux-uml-arm64}
+CACHE_DIR=${UMARM_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/linux-uml-arm64}
+# mkfs.ext4, mknod: a user's PATH on Debian has no sbin directories.
+PATH=$PATH:/usr/sbin:/sbin
+export PATH
 IMG_DIR=$CACHE_DIR/images
 export IMAGES_DIR CACHE_DIR IMG_DIR
 
@@ -114,6 +121,8 @@ main() {
 		exit 0
 	fi
 
+	need mkfs.ext4 e2fsprogs
+	[ "$(id -u)" = 0 ] || need fakeroot fakeroot
 	start=$(date +%s)
 	work=$(mktemp -d "$IMG_DIR/.work-$name.XXXXXX")
 	# shellcheck disable=SC2154 # rc is set inside the trap

@@ -25,6 +25,22 @@ arch_triplet() {
 
 host_arch() { dpkg --print-architecture; }
 
+# need COMMAND PACKAGE - fail with a hint when COMMAND is not installed
+need() {
+	command -v "$1" >/dev/null 2>&1 || die "$1 not found: install $2"
+}
+
+# elf_arch FILE - the Debian architecture of ELF executable FILE (arm64,
+# amd64, or nothing for others), read from its header's e_machine
+elf_arch() {
+	[ "$(head -c4 "$1" 2>/dev/null | od -An -c | tr -d ' ')" = '177ELF' ] ||
+		return 0
+	case $(od -An -tu2 -j18 -N2 "$1" | tr -d ' ') in
+	183) echo arm64 ;;
+	62) echo amd64 ;;
+	esac
+}
+
 # run_for ARCH PROG [ARGS...] - run a program built for ARCH on this host,
 # through qemu-user when ARCH is foreign (binfmt_misc may be missing or
 # hidden by a re-mounted /proc, so qemu is called directly).
@@ -161,6 +177,7 @@ cc_musl() {
 busybox_for() {
 	if [ "$1" = "$(host_arch)" ]; then
 		_bb=$(command -v busybox) || die "no busybox: install busybox-static"
+		need file file
 		file -L "$_bb" | grep -q 'statically linked' ||
 			die "$_bb is not static: install busybox-static"
 		echo "$_bb"
