@@ -4,11 +4,21 @@
  * image.c - base images by name or file
  *
  * "--image FILE" uses that file.  "--image NAME" (debian, minimal, musl)
- * looks for an installed base image IMAGE_DIR/NAME-ARCH.img (then
- * NAME.img), and otherwise, when umarmctl runs from a source tree (or
- * $UMARM_SRCDIR points at one), builds it with "images/build.sh NAME ARCH",
- * whose progress is shown as it comes and whose last line of standard
- * output is the image path.
+ * looks for, in this order:
+ *
+ *  1. an installed base image IMAGE_DIR/NAME-ARCH.img (then NAME.img);
+ *  2. a source tree's recipes: when $UMARM_SRCDIR names one or umarmctl
+ *     runs from one, "images/build.sh NAME ARCH" builds the image;
+ *  3. the installed recipes, IMAGE_DIR/build.sh and IMAGE_DIR/NAME/ (the
+ *     umarmctl package ships them), which build it the same way.
+ *
+ * build.sh's progress is shown as it comes; the last line of its standard
+ * output is the image path, which instances get as a hard link named
+ * after the image's key (pin_image()).  Built images are cached by build.sh in
+ * $UMARM_CACHE/images/: for a user ${XDG_CACHE_HOME:-~/.cache}/linux-uml-arm64
+ * (build.sh's default), and for root running the installed recipes
+ * IMAGE_CACHE (/var/cache/umarm), unless UMARM_CACHE says otherwise.
+ * Nothing is ever written under /usr.
  */
 
 #define _GNU_SOURCE
@@ -72,8 +82,69 @@ static int build_script(char *out)
 	return -ENOENT;
 }
 
+/* Where root's images are built from the installed recipes */
+#define IMAGE_CACHE	"/var/cache/umarm"
+
 /**
- * run_build() - build an image with the source tree's recipe
+ * installed_recipe() - find the installed recipes' build.sh for an image
+ * @name:	image name
+ * @out:	IMAGE_DIR/build.sh, PATH_LEN bytes
+ *
+ * Return: 0 if build.sh and the recipe NAME are installed, -ENOENT if no
+ * recipes are, -ENOEXEC if they are but NAME is not one of them
+ */
+static int installed_recipe(const char *name, char *out)
+{
+	char recipe[PATH_LEN];
+
+	if (pathf(out, "%s/build.sh", IMAGE_DIR) || access(out, X_OK))
+		return -ENOENT;
+	if (pathf(recipe, "%s/%s/recipe.sh", IMAGE_DIR, name) ||
+	    access(recipe, R_OK))
+		return -ENOEXEC;
+	return 0;
+}
+
+/**
+ * pin_image() - a name for this build of an image that no rebuild reuses
+ * @img:	DIR/STEM.ext4 from build.sh, replaced by DIR/STEM.KEY.ext4
+ *
+ * Instances overlay their base image by path, and UML refuses a COW file
+ * whose backing file changed.  build.sh renames a new image over the old
+ * one when its key changes (a new recipe after an upgrade, a new busybox),
+ * so instances get a hard link named after the key (first 16 digits of
+ * IMAGE.key), which keeps their base as it was.  Without a key or a link
+ * (a file system without hard links), @img is left as it is.
+ */
+static void pin_image(char *img)
+{
+	char key[80], pinned[PATH_LEN];
+	size_t n = strlen(img);
+	FILE *f;
+
+	if (n < 5 || strcmp(img + n - 5, ".ext4"))
+		return;
+	if (pathf(pinned, "%s.key", img))
+		return;
+	f = fopen(pinned, "r");
+	if (!f)
+		return;
+	if (!fgets(key, sizeof(key), f) ||
+	    strspn(key, "0123456789abcdef") < 16) {
+		fclose(f);
+		return;
+	}
+	fclose(f);
+	key[16] = 0;
+	if (pathf(pinned, "%.*s.%s.ext4", (int)(n - 5), img, key))
+		return;
+	if (link(img, pinned) && errno != EEXIST)
+		return;
+	snprintf(img, PATH_LEN, "%s", pinned);
+}
+
+/**
+ * run_build() - build an image with a recipe (source tree or installed)
  * @script:	images/build.sh
  * @name:	image name
  * @out:	resulting path, PATH_LEN bytes
@@ -109,6 +180,7 @@ static int run_build(const char *script, const char *name, char *out)
 		    script, name, image_arch(), st);
 		return -EIO;
 	}
+	pin_image(out);
 	return 0;
 }
 
@@ -152,7 +224,18 @@ int image_resolve(const char *image, char *out)
 		return 0;
 	if (!build_script(script))
 		return run_build(script, image, out);
-	err("no base image '%s': not installed as %s/%s-%s.img, and no images/build.sh (set UMARM_SRCDIR to a source tree, or use --image FILE)",
+	switch (installed_recipe(image, script)) {
+	case 0:
+		/* root's images are the system's, not in /root */
+		if (!geteuid() && !getenv("UMARM_CACHE"))
+			setenv("UMARM_CACHE", IMAGE_CACHE, 1);
+		return run_build(script, image, out);
+	case -ENOEXEC:
+		err("no base image '%s': %s has no such recipe (%s lists them; or use --image FILE)",
+		    image, IMAGE_DIR, "'" IMAGE_DIR "/build.sh --list'");
+		return -ENOENT;
+	}
+	err("no base image '%s': not installed as %s/%s-%s.img, and no images/build.sh (reinstall umarmctl, set UMARM_SRCDIR to a source tree, or use --image FILE)",
 	    image, IMAGE_DIR, image, image_arch());
 	return -ENOENT;
 }
