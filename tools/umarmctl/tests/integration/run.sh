@@ -20,11 +20,11 @@
 # vhost-user networking can load virtio_net.  python3 is optional (the
 # emulated arm64 host has none): JSON, HTTP and sd_notify are checked
 # without it.  Network hot-plug needs a passt with --vhost-user:
-# $UMARM_PASST (e.g. one built from source on a bookworm host), else
-# /usr/bin/passt if it has it; without one that case prints SKIP.  Every
-# case prints PASS, FAIL or SKIP with the reason; the exit status is 1 if
-# any case failed, 77 if every case asked for was skipped.  Failing runs keep
-# their directory (printed at the end).
+# $UMARM_PASST, else /usr/bin/passt if it has it (on bookworm, `make deps`
+# installs a local backport of trixie's); without one that case prints
+# SKIP.  Every case prints PASS, FAIL or SKIP with the reason; the exit
+# status is 1 if any case failed, 77 if every case asked for was skipped.
+# Failing runs keep their directory (printed at the end).
 
 # SC2015: pass() never fails, so "check && pass || fail" is if-then-else.
 # SC2016: single quotes are meant: the guest shell expands those.
@@ -410,7 +410,7 @@ if want hotplug; then
 	fi
 	u rm h0 >/dev/null 2>&1
 	if [ -z "$hp_passt" ] || [ ! -x "$hp_passt" ]; then
-		skip hotplug "no passt with --vhost-user (passt >= 2024; set UMARM_PASST to one built from source on bookworm)"
+		skip hotplug "no passt with --vhost-user (passt >= 2024; on bookworm run make deps, which backports trixie's, or set UMARM_PASST)"
 	else
 		echo "  passt: $hp_passt"
 		uh create h1 --image "$image" --mem 96M --network none >/dev/null 2>&1
