@@ -20,9 +20,11 @@
  * --vhost-user and a kernel with CONFIG_VIRTIO_UML.
  *
  * "net rm" first asks UML to unplug the device (mconsole "remove
- * virtio_uml.device=ID"); Linux 7.2's virtio_uml refuses (vu_mc_remove()
- * returns -EOPNOTSUPP), so it then unbinds the device inside the guest,
- * through the exec channel, before the supervisor stops its passt.
+ * virtio_uml.device=ID"), which our kernels do (kernel/patches: "um:
+ * virtio_uml: remove devices through mconsole").  Pristine Linux 7.2's
+ * virtio_uml refuses (vu_mc_remove() returns -EOPNOTSUPP): then it
+ * unbinds the device inside the guest, through the exec channel, before
+ * the supervisor stops its passt.
  * Stopping passt alone would leave the guest a dead interface: virtio_uml
  * only notices a closed socket when it next talks to it.
  */
@@ -252,7 +254,7 @@ static int net_rm(struct ctx *x, int argc, char **argv)
 		rc = rc ? rc : e ? -EIO : 0;
 	}
 	if (rc) {
-		/* Linux 7.2: "Couldn't parse device number", see above */
+		/* pristine 7.2: "Couldn't parse device number", see above */
 		char *sh[] = { "sh", "-c", unbind };
 
 		snprintf(unbind, sizeof(unbind),
