@@ -124,7 +124,9 @@ mods=
 rm -rf $T
 mkdir -p $T/www
 export UMARM_CONFIG_DIR=$T/etc UMARM_STATE_DIR=$T/lib UMARM_RUNTIME_DIR=$T/run
-"$W/it/mkimage.sh" $T/img $mods >/dev/null 2>"$O/mkimage.log"
+# with the host's usbip (and its libraries) for the guest side of usb attach
+EXTRA_BINS=$(command -v usbip || true) \
+	"$W/it/mkimage.sh" $T/img $mods >/dev/null 2>"$O/mkimage.log"
 echo "host-says-$$" >$T/www/h.txt
 busybox httpd -f -p 127.0.0.1:18330 -h $T/www &
 hp=$!

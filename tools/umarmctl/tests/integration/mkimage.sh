@@ -16,7 +16,10 @@
 # goes into the image as /lib/modules, and init loads virtio_net from it
 # (the kernels build it as a module).  BUSYBOX names the busybox to use
 # (default: the one in PATH; it must be static and of the kernel's
-# architecture).  Needs busybox-static and e2fsprogs; no root.
+# architecture).  EXTRA_BINS, a list of host programs of the kernel's
+# architecture, go into the image with the shared libraries ldd names
+# (e.g. the host's usbip for the USB/IP import).  Needs busybox-static and
+# e2fsprogs; no root.
 
 set -eu
 
@@ -45,6 +48,15 @@ if [ -n "$mods" ]; then
 	cp -r "$mods/." "$root/lib/modules/"
 	rm -f "$root"/lib/modules/*/build "$root"/lib/modules/*/source
 fi
+for bin in ${EXTRA_BINS:-}; do
+	[ -x "$bin" ] || { echo "$0: EXTRA_BINS: $bin is not an executable" >&2; exit 1; }
+	mkdir -p "$root${bin%/*}"
+	cp -L "$bin" "$root$bin"
+	for lib in $(ldd "$bin" 2>/dev/null | sed -n 's|.*[ 	]\(/[^ ]*\) (0x.*|\1|p'); do
+		mkdir -p "$root${lib%/*}"
+		cp -L "$lib" "$root$lib"
+	done
+done
 for app in $("$bb" --list-full); do
 	[ -e "$root/$app" ] || ln -s /bin/busybox "$root/$app"
 done
