@@ -111,12 +111,13 @@ build() {
 	out=$work/$arch
 	mkdir -p "$out"
 	{
-		if [ ! -f "$out/.config" ]; then
-			kmake "$subarch" "$out" -s defconfig &&
-			(cd "$out" && "$src/scripts/kconfig/merge_config.sh" -m \
-				-O "$out" .config "$configs/common.config" \
-				"$configs/4k.config" >/dev/null)
-		fi &&
+		# Configured at every patch, so that options a patch makes
+		# available (USB once the iomem emulation exists) are built
+		# from that patch on; an unchanged result rebuilds nothing.
+		kmake "$subarch" "$out" -s defconfig &&
+		(cd "$out" && "$src/scripts/kconfig/merge_config.sh" -m \
+			-O "$out" .config "$configs/common.config" \
+			"$configs/4k.config" >/dev/null) &&
 		kmake "$subarch" "$out" -s olddefconfig &&
 		kmake "$subarch" "$out" linux $modules
 	} >"$log" 2>&1
