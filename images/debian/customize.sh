@@ -48,6 +48,8 @@ customize() {
 		/etc/systemd/system/umarm-gate.service
 	enable_unit "$_root" local-fs.target \
 		/etc/systemd/system/umarm-hostfs.service
+	enable_unit "$_root" sysinit.target \
+		/etc/systemd/system/umarm-diag.service
 	# The UML console is /dev/console (tty0); tty1... are other UML
 	# channels, usually con=null, where a getty would only spin.
 	enable_unit "$_root" getty.target \
