@@ -7,6 +7,8 @@
 #   make umarmctl             build tools/umarmctl
 #   make demo                 start an instance with the default image and use it
 #   make check                the whole test suite (tests/run); CI runs this
+#   make check-package        cross-build the .debs, lintian, autopkgtest in
+#                             the emulated arm64 testbed (tests/run package)
 #   make devtree DIR=D        kernel/patches as a git tree in D (git am)
 #   make export DIR=D         the git tree in D back to kernel/patches
 
@@ -14,7 +16,7 @@ FLAVOUR ?= $(if $(filter aarch64,$(shell uname -m)),arm64-4k,x86_64)
 IMAGE ?= minimal
 ARCH_IMAGE ?= $(if $(filter aarch64,$(shell uname -m)),arm64,amd64)
 
-.PHONY: all deps kernel kernels image umarmctl demo check devtree export
+.PHONY: all deps kernel kernels image umarmctl demo check check-package devtree export
 
 all: kernel
 
@@ -40,6 +42,9 @@ demo: deps
 
 check: deps
 	tests/run
+
+check-package: deps
+	tests/run package
 
 devtree:
 	@test -n "$(DIR)" || { echo "make devtree DIR=/path/to/new/tree" >&2; exit 2; }
