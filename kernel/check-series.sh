@@ -102,7 +102,7 @@ kmake() {
 
 # build ARCH LOG - configure (once) and build linux for ARCH; 0 on success
 build() {
-	local arch=$1 log=$2 subarch out
+	local arch=$1 log=$2 subarch out fragments
 	case $arch in
 	x86_64) subarch=x86 ;;
 	arm64) subarch=arm64 ;;
@@ -110,14 +110,16 @@ build() {
 	esac
 	out=$work/$arch
 	mkdir -p "$out"
+	fragments=("$configs/common.config")
+	[ ! -f "$configs/$subarch.config" ] || fragments+=("$configs/$subarch.config")
+	fragments+=("$configs/4k.config")
 	{
 		# Configured at every patch, so that options a patch makes
 		# available (USB once the iomem emulation exists) are built
 		# from that patch on; an unchanged result rebuilds nothing.
 		kmake "$subarch" "$out" -s defconfig &&
 		(cd "$out" && "$src/scripts/kconfig/merge_config.sh" -m \
-			-O "$out" .config "$configs/common.config" \
-			"$configs/4k.config" >/dev/null) &&
+			-O "$out" .config "${fragments[@]}" >/dev/null) &&
 		kmake "$subarch" "$out" -s olddefconfig &&
 		kmake "$subarch" "$out" linux $modules
 	} >"$log" 2>&1
