@@ -1,12 +1,15 @@
 #!/bin/bash
 # check-series.sh - build every prefix of the kernel/patches series
 #
-# Usage: kernel/check-series.sh [-f FIRST] [-l LAST] [-a ARCHES] [-m]
+# Usage: kernel/check-series.sh [-f FIRST] [-l LAST] [-a ARCHES] [-m] [-b]
 #
 #   -f FIRST   first patch to build (number in series, 1-based; default 1)
 #   -l LAST    last patch to build (default: the last one)
 #   -a ARCHES  comma-separated subset of x86_64,arm64 (default: both)
 #   -m         also build the modules, not only linux
+#   -b         boot every x86_64 build natively: the minimal image
+#              (images/build.sh minimal amd64) through the boot-minimal
+#              gate, in ptrace mode; "boot=OK|FAIL" joins the line
 #
 # The series is applied with quilt, one patch at a time, to a scratch copy
 # of /usr/src/linux-source-7.2.tar.xz ($UMARM_CACHE/check/src).  After each
@@ -41,12 +44,14 @@ first=1
 last=
 arches=x86_64,arm64
 modules=
-while getopts "f:l:a:m" opt; do
+boot=
+while getopts "f:l:a:mb" opt; do
 	case $opt in
 	f) first=$OPTARG ;;
 	l) last=$OPTARG ;;
 	a) arches=$OPTARG ;;
 	m) modules=modules ;;
+	b) boot=1 ;;
 	*) usage ;;
 	esac
 done
@@ -125,12 +130,25 @@ build() {
 	} >"$log" 2>&1
 }
 
+# boot_x86 LOG - the boot-minimal gate with the x86_64 linux just built;
+# it passes only on the marker its init prints, with no kernel bug line
+boot_x86() {
+	env KERNEL="$work/x86_64/linux" IMAGE="$minimal_image" BOOT_ARGS=seccomp=off \
+		GATE_NAME="check-series" ARTIFACTS="$work/boots" \
+		"$here/../tests/autopkgtest/boot-minimal" >"$1" 2>&1
+}
+
 want() {
 	case ",$arches," in
 	*",$1,"*) return 0 ;;
 	*) return 1 ;;
 	esac
 }
+
+if [ -n "$boot" ]; then
+	minimal_image=$("$here/../images/build.sh" minimal amd64 | tail -n 1) ||
+		die "cannot build the minimal amd64 image for -b"
+fi
 
 failed=0
 built=0
@@ -156,6 +174,14 @@ for i in "${!series[@]}"; do
 		log=$logs/$(printf '%02d' "$n")-${p%.patch}.$arch.log
 		if build "$arch" "$log"; then
 			line="$line $arch=OK"
+			if [ -n "$boot" ] && [ "$arch" = x86_64 ]; then
+				if boot_x86 "$log.boot"; then
+					line="$line boot=OK"
+				else
+					line="$line boot=FAIL"
+					failed=$((failed + 1))
+				fi
+			fi
 		else
 			line="$line $arch=FAIL"
 			failed=$((failed + 1))
