@@ -18,9 +18,13 @@
 # build directory ($UMARM_CACHE/check/ARCH), incrementally and with ccache.
 # Every build takes $UMARM_CACHE/kernel.lock, like kernel/build.sh.
 #
-# Prints one line per patch: "NN name x86_64=OK|FAIL arm64=OK|FAIL|-" and a
-# summary; the log of each build is kept in $UMARM_CACHE/check/logs.  Exits
-# 1 if any build failed, 2 on usage errors.
+# Prints one line per patch: "NN name x86_64=OK|FAIL arm64=OK|FAIL|not-yet|-"
+# and a summary.  The arm64 subarch is added over several patches and links
+# only once complete: until its first successful build a failure is
+# "not-yet" (not counted), from then on every patch must build.  A range
+# that starts after the patch adding arm64_defconfig counts every arm64
+# failure.  The log of each build is kept in $UMARM_CACHE/check/logs.
+# Exits 1 if any build failed, 2 on usage errors.
 set -eu
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -152,12 +156,18 @@ fi
 
 failed=0
 built=0
+arm64_from=
+arm64_before=
 for i in "${!series[@]}"; do
 	n=$((i + 1))
 	p=${series[$i]}
 	(cd "$src" && quilt push -q --fuzz=0 >/dev/null) ||
 		die "$p does not apply (patch $n)"
-	[ "$n" -ge "$first" ] || continue
+	if [ "$n" -lt "$first" ]; then
+		# The subarch began before the range: it must build throughout.
+		[ ! -f "$src/arch/um/configs/arm64_defconfig" ] || arm64_before=1
+		continue
+	fi
 	[ "$n" -le "$last" ] || break
 
 	line=$(printf '%02d %s' "$n" "${p%.patch}")
@@ -174,6 +184,7 @@ for i in "${!series[@]}"; do
 		log=$logs/$(printf '%02d' "$n")-${p%.patch}.$arch.log
 		if build "$arch" "$log"; then
 			line="$line $arch=OK"
+			[ "$arch" != arm64 ] || [ -n "$arm64_from" ] || arm64_from=$n
 			if [ -n "$boot" ] && [ "$arch" = x86_64 ]; then
 				if boot_x86 "$log.boot"; then
 					line="$line boot=OK"
@@ -182,6 +193,10 @@ for i in "${!series[@]}"; do
 					failed=$((failed + 1))
 				fi
 			fi
+		elif [ "$arch" = arm64 ] && [ -z "$arm64_from" ] && [ -z "$arm64_before" ]; then
+			# The subarch grows patch by patch; it links once
+			# complete, and must build from then on.
+			line="$line $arch=not-yet"
 		else
 			line="$line $arch=FAIL"
 			failed=$((failed + 1))
@@ -191,5 +206,6 @@ for i in "${!series[@]}"; do
 	echo "$line"
 done
 
+[ -z "$arm64_from" ] || echo "arm64 builds from patch $arm64_from on"
 echo "$built builds, $failed failed (logs: $logs)"
 [ "$failed" -eq 0 ]
