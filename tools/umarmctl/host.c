@@ -301,6 +301,20 @@ int host_check(int verbose)
 		       "(vhost-user, but the kernel's virtio_net is a module: 'auto' relays to the vector driver)" :
 		       "(vhost-user: the guest uses virtio_net)");
 	}
+	/* Debian's passt profile keeps passt out of our runtime directories */
+	if (!rc && !strcmp(passt_bin(), PASST_BIN)) {
+		int aa = passt_apparmor();
+
+		if (aa < 0)
+			printf("%-5s %-22s passt's own profile confines it, and profile umarm-passt is %s: passt cannot create instances' sockets; as root: apparmor_parser -r /etc/apparmor.d/umarm-passt\n",
+			       "warn", "apparmor",
+			       aa == -ENOENT ? "not loaded" : strerror(-aa));
+		else if (verbose)
+			printf("%-5s %-22s %s\n", aa ? "ok" : "info", "apparmor",
+			       aa ? "passt runs under profile umarm-passt" :
+			       apparmor_enabled() ? "enabled, no profile for passt loaded: passt runs unconfined" :
+			       "not enabled");
+	}
 	snprintf(v, sizeof(v), "%s", under_systemd() ?
 		 "systemd: start/stop go through umarm@NAME.service" :
 		 "none: umarmctl supervises instances itself");

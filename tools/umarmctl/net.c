@@ -16,6 +16,14 @@
  *   supervisor sits in between with a SOCK_SEQPACKET pair towards UML and
  *   a SOCK_STREAM pair towards passt, adding and stripping the length.
  *   When a side is full a frame is dropped, as a NIC would.
+ *
+ * AppArmor: Debian's passt comes with an enforcing profile (usr.bin.passt)
+ * that lets passt create files only under /tmp and $HOME, not in the
+ * instances' runtime directories where umarmctl puts its sockets.  Like
+ * libvirt, umarmctl ships its own profile for the passt it starts,
+ * /etc/apparmor.d/umarm-passt (apparmor/umarm-passt), and asks for it
+ * on exec, as aa_change_onexec(2) does; without AppArmor, or without that
+ * profile loaded, passt runs as it would anyway.
  */
 
 #define _GNU_SOURCE
@@ -42,6 +50,9 @@
 #define RELAY_MTU		"1500"
 /* passt gets this long to exit after SIGTERM, then SIGKILL */
 #define PASST_STOP_MS		1000
+/* the AppArmor profile umarmctl runs PASST_BIN under, and its file */
+#define AA_PROFILE		"umarm-passt"
+#define AA_PROFILE_FILE		"/etc/apparmor.d/" AA_PROFILE
 
 /**
  * passt_bin() - the passt to run
@@ -84,6 +95,111 @@ int passt_has_vhost_user(void)
 	}
 	close(fd);
 	return found;
+}
+
+/**
+ * apparmor_enabled() - whether the running kernel enforces AppArmor
+ *
+ * Return: 1 if enabled, 0 if not (not built in, or not in lsm=)
+ */
+int apparmor_enabled(void)
+{
+	char *t;
+	int r;
+
+	r = read_file("/sys/module/apparmor/parameters/enabled", &t, 64) > 0 &&
+	    *t == 'Y';
+	free(t);
+	return r;
+}
+
+/**
+ * aa_change_onexec() - run the next program we exec under an AppArmor profile
+ * @profile:	profile name
+ *
+ * What libapparmor's aa_change_onexec() does: write "exec PROFILE" to
+ * /proc/self/attr/apparmor/exec, or on kernels before 5.8, which lack
+ * that directory, to /proc/self/attr/exec (then AppArmor's, as the caller
+ * checked that AppArmor is enabled).
+ *
+ * Return: 0 on success, negative errno: -ENOENT if the profile is not
+ *	   loaded, -EACCES or -EPERM if our own confinement forbids it
+ */
+static int aa_change_onexec(const char *profile)
+{
+	static const char *const attr[] = {
+		"/proc/self/attr/apparmor/exec", "/proc/self/attr/exec",
+	};
+	char cmd[128];
+	size_t i;
+	int len;
+
+	len = snprintf(cmd, sizeof(cmd), "exec %s", profile);
+	if (len < 0 || (size_t)len >= sizeof(cmd))
+		return -ENAMETOOLONG;
+	for (i = 0; i < ARRAY_SIZE(attr); i++) {
+		int fd = open(attr[i], O_WRONLY | O_CLOEXEC), e;
+		ssize_t w;
+
+		if (fd < 0) {
+			if (errno == ENOENT)
+				continue;
+			return -errno;
+		}
+		w = write(fd, cmd, len);
+		e = errno;
+		close(fd);
+		if (w == len)
+			return 0;
+		return w < 0 ? -e : -EIO;
+	}
+	return -ENOENT;
+}
+
+/**
+ * aa_probe() - whether this process may run its next program under a profile
+ * @profile:	profile name
+ *
+ * Asks for the change in a child that exits with the result, so that
+ * nothing changes for this process; works without privileges.
+ *
+ * Return: 0 if it may, negative errno if not (-ENOENT: not loaded)
+ */
+static int aa_probe(const char *profile)
+{
+	int st;
+	pid_t pid;
+
+	pid = fork();
+	if (pid < 0)
+		return -errno;
+	if (!pid)
+		_exit(-aa_change_onexec(profile) & 0xff);
+	if (waitpid(pid, &st, 0) != pid || !WIFEXITED(st))
+		return -ECHILD;
+	return -WEXITSTATUS(st);
+}
+
+/**
+ * passt_apparmor() - how AppArmor confines the passt umarmctl starts
+ *
+ * Debian's usr.bin.passt names its profile "passt".
+ *
+ * Return: 1 if passt runs under umarm-passt; 0 if it runs unconfined
+ *	   (AppArmor not enabled, or no profile for passt loaded); negative
+ *	   errno if passt's own profile holds it because umarm-passt cannot
+ *	   be used (-ENOENT: not loaded)
+ */
+int passt_apparmor(void)
+{
+	int rc;
+
+	if (!apparmor_enabled())
+		return 0;
+	rc = aa_probe(AA_PROFILE);
+	if (!rc)
+		return 1;
+	return aa_probe("passt") ? 0 : rc;
 }
 
 /**
@@ -194,6 +310,10 @@ static int spawn_passt(struct net *n, const struct inst *in, char **argv,
 		}
 		if (keep_fd >= 0)
 			set_cloexec(keep_fd, 0);
+		/* Our profile is for the packaged passt; a failure (no
+		 * AppArmor, profile not loaded) leaves passt as it was. */
+		if (!strcmp(passt_bin(), PASST_BIN) && apparmor_enabled())
+			aa_change_onexec(AA_PROFILE);
 		execv(passt_bin(), argv);
 		fprintf(stderr, "exec %s: %s\n", passt_bin(), strerror(errno));
 		_exit(127);
@@ -242,6 +362,56 @@ static int sock_listening(const char *path)
 }
 
 /**
+ * passt_sock_failed() - say why passt did not create its socket
+ * @n:		network state, @sock set; @why is filled
+ * @in:		instance
+ * @log:	passt's log file
+ * @logoff:	its size before this passt started
+ * @exited:	passt exited (else it ran out of time)
+ *
+ * The usual cause on Debian is AppArmor: passt's own profile lets it
+ * create files under /tmp and $HOME only, and passt exits with "Failed
+ * to bind UNIX domain socket: Permission denied" (the log it inherits
+ * from us is passed on by AppArmor as it is).
+ *
+ * Return: -EACCES if AppArmor is the likely cause, else -ETIMEDOUT
+ */
+static int passt_sock_failed(struct net *n, const struct inst *in,
+			     const char *log, off_t logoff, int exited)
+{
+	int denied = 0, aa = 0, rc = -ETIMEDOUT;
+	char *t = NULL;
+	ssize_t len;
+
+	len = read_file(log, &t, 1 << 20);
+	if (exited && len > logoff)
+		denied = !!strstr(t + logoff, "Permission denied");
+	free(t);
+	if (denied && !strcmp(passt_bin(), PASST_BIN))
+		aa = passt_apparmor();
+	if (aa < 0) {
+		snprintf(n->why, sizeof(n->why),
+			 "passt may not create %.200s under AppArmor: passt's own profile allows /tmp and $HOME only, and profile %s is %s; as root: 'apparmor_parser -r %s' (the umarmctl package does this at install); denials: apparmor=\"DENIED\" in the kernel log",
+			 n->sock, AA_PROFILE,
+			 aa == -ENOENT ? "not loaded" : strerror(-aa),
+			 AA_PROFILE_FILE);
+		rc = -EACCES;
+	} else if (aa > 0) {
+		snprintf(n->why, sizeof(n->why),
+			 "passt, under AppArmor profile %s, may not create %.200s: the profile allows umarmctl's runtime directories, /tmp and $HOME; add a rule to /etc/apparmor.d/local/%s and, as root, 'apparmor_parser -r %s'; denials: apparmor=\"DENIED\" in the kernel log",
+			 AA_PROFILE, n->sock, AA_PROFILE, AA_PROFILE_FILE);
+		rc = -EACCES;
+	} else {
+		snprintf(n->why, sizeof(n->why),
+			 "passt did not create %.200s%s; see %.200s/passt.log",
+			 n->sock, exited ? " and exited" : " in time",
+			 in->state);
+	}
+	err("%s: %s", in->name, n->why);
+	return rc;
+}
+
+/**
  * net_spawn_vhost_user() - start a passt --vhost-user and wait for its socket
  * @n:		network state to fill: @backend, @passt, @sock
  * @in:		instance
@@ -265,14 +435,19 @@ int net_spawn_vhost_user(struct net *n, const struct inst *in,
 			 int nports, int one_off)
 {
 	char *argv[16 + 2 * CONF_MAX_PORTS], store[CONF_MAX_PORTS][96];
+	char log[PATH_LEN];
 	uint64_t deadline;
 	struct stat st;
-	int argc = 0, rc;
+	int argc = 0, rc, exited;
+	off_t logoff;
 
 	n->backend = NETB_VHOST_USER;
 	n->uml_fd = n->ufd = n->pfd = -1;
+	*n->why = 0;
 	inst_path(in, n->sock, 1, sockname);
 	unlink(n->sock);
+	inst_path(in, log, 0, "passt.log");
+	logoff = stat(log, &st) ? 0 : st.st_size;
 	argv[argc++] = "passt";
 	argv[argc++] = "--foreground";
 	argv[argc++] = "--quiet";
@@ -289,13 +464,13 @@ int net_spawn_vhost_user(struct net *n, const struct inst *in,
 	deadline = boot_ms() + PASST_SOCK_WAIT_MS;
 	while (stat(n->sock, &st) || !S_ISSOCK(st.st_mode) ||
 	       !sock_listening(n->sock)) {
-		if (boot_ms() > deadline ||
-		    waitpid(n->passt, NULL, WNOHANG) == n->passt) {
-			err("%s: passt did not create %s; see %s/passt.log",
-			    in->name, n->sock, in->state);
-			n->passt = 0;
+		exited = waitpid(n->passt, NULL, WNOHANG) == n->passt;
+		if (exited || boot_ms() > deadline) {
+			if (exited)
+				n->passt = 0;
+			rc = passt_sock_failed(n, in, log, logoff, exited);
 			net_stop(n);
-			return -ETIMEDOUT;
+			return rc;
 		}
 		sleep_ms(10);
 	}

@@ -28,6 +28,7 @@
  * @out:	relay: bytes for passt that didn't fit in the socket yet
  * @outlen:	bytes in @out
  * @drops:	frames dropped because a side was full
+ * @why:	why passt failed to start, for the user, or ""
  */
 struct net {
 	int backend;
@@ -41,10 +42,13 @@ struct net {
 	unsigned char out[2 * (NET_FRAME_MAX + 4)];
 	size_t outlen;
 	unsigned long drops;
+	char why[512];
 };
 
 const char *passt_bin(void);
 int passt_has_vhost_user(void);
+int apparmor_enabled(void);
+int passt_apparmor(void);
 int kernel_config_opt(const char *kernel, const char *opt);
 int kernel_virtio_net(const char *kernel);
 int net_spawn_vhost_user(struct net *n, const struct inst *in,

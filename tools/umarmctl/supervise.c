@@ -257,7 +257,8 @@ static void hotplug_add(struct sup *s, const char *args, char *reply,
 	memset(h, 0, sizeof(*h));
 	snprintf(sock, sizeof(sock), "net%u.sock", id);
 	if (net_spawn_vhost_user(&h->n, s->in, sock, ports, np, 1)) {
-		snprintf(reply, len, "ERR passt did not start\n");
+		snprintf(reply, len, "ERR %s\n",
+			 *h->n.why ? h->n.why : "passt did not start");
 		memset(h, 0, sizeof(*h));
 		return;
 	}
@@ -289,7 +290,7 @@ static void hotplug_add(struct sup *s, const char *args, char *reply,
  */
 static void tell_starter(struct sup *s, int ok, int code, const char *msg)
 {
-	char buf[512];
+	char buf[600];
 
 	if (s->ready_fd < 0)
 		return;
@@ -1287,7 +1288,8 @@ int supervise(const struct inst *in, const struct conf *c, int ready_fd)
 
 	if (net_start(&s->net, in, c, kernel)) {
 		close(sp[1]);
-		tell_starter(s, 0, EX_FAIL, "network setup failed");
+		tell_starter(s, 0, EX_FAIL, *s->net.why ? s->net.why :
+			     "network setup failed");
 		rc = EX_FAIL;
 		goto out;
 	}
