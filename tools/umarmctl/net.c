@@ -28,6 +28,8 @@
 
 #define _GNU_SOURCE
 #include <arpa/inet.h>
+#include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -157,6 +159,36 @@ static int aa_change_onexec(const char *profile)
 }
 
 /**
+ * aa_listed() - whether a profile is loaded, from AppArmor's policy directory
+ * @profile:	profile name
+ *
+ * Asking for a profile that is not loaded costs a line "apparmor=DENIED
+ * operation=change_onexec info=label not found" in the kernel log, on
+ * every start of an instance where AppArmor is enabled but umarm-passt
+ * is not loaded (Debian's kernels without the apparmor package), so look
+ * first.  The directory (also readable without privileges) has an entry
+ * NAME.N per loaded profile.
+ *
+ * Return: 1 if listed, 0 if not, -1 if unknown (no securityfs, old kernel)
+ */
+static int aa_listed(const char *profile)
+{
+	DIR *d = opendir("/sys/kernel/security/apparmor/policy/profiles");
+	size_t len = strlen(profile);
+	struct dirent *e;
+	int found = 0;
+
+	if (!d)
+		return -1;
+	while (!found && (e = readdir(d)))
+		found = !strncmp(e->d_name, profile, len) &&
+			e->d_name[len] == '.' &&
+			isdigit((unsigned char)e->d_name[len + 1]);
+	closedir(d);
+	return found;
+}
+
+/**
  * aa_probe() - whether this process may run its next program under a profile
  * @profile:	profile name
  *
@@ -170,6 +202,8 @@ static int aa_probe(const char *profile)
 	int st;
 	pid_t pid;
 
+	if (!aa_listed(profile))
+		return -ENOENT;
 	pid = fork();
 	if (pid < 0)
 		return -errno;
@@ -312,7 +346,8 @@ static int spawn_passt(struct net *n, const struct inst *in, char **argv,
 			set_cloexec(keep_fd, 0);
 		/* Our profile is for the packaged passt; a failure (no
 		 * AppArmor, profile not loaded) leaves passt as it was. */
-		if (!strcmp(passt_bin(), PASST_BIN) && apparmor_enabled())
+		if (!strcmp(passt_bin(), PASST_BIN) && apparmor_enabled() &&
+		    aa_listed(AA_PROFILE))
 			aa_change_onexec(AA_PROFILE);
 		execv(passt_bin(), argv);
 		fprintf(stderr, "exec %s: %s\n", passt_bin(), strerror(errno));
