@@ -25,6 +25,18 @@
 #               kernel without USBIP_VHCI_HCD, the export imported by the
 #               host's own vhci-hcd instead and the guest import SKIP;
 #               usb detach.
+#   apparmor.*  (last: it installs apparmor in the VM, from .debs of the
+#               suite's archive that the host downloads once with apt-get
+#               into $UMARM_CACHE/vm/debs-SUITE, and loads profiles) with
+#               passt's own profile loaded: a system instance's start
+#               fails with the error naming AppArmor and the fix, the
+#               kernel's DENIED line, no change_onexec denial (umarmctl
+#               looks first), "check" warns; then with
+#               apparmor/umarm-passt loaded as the package does: check,
+#               start, passt confined by umarm-passt, DHCP lease, a
+#               hot-plugged interface, no denials; a per-user instance
+#               ($XDG_RUNTIME_DIR/umarm, started with no_new_privs as
+#               its unit does) the same.  SKIP outside the emulated host.
 #
 # Prints one line per check:
 #
@@ -37,8 +49,8 @@
 # job's logs, written through 9p, so they survive a VM that dies); a
 # passing run keeps them too, they are small.  Environment: TIMEOUT (VM
 # run, default 3000 s), IT_TIMEOUT (the integration suite, 1800 s),
-# ARM64_KERNEL_4K, PARTS (which of "net minimal usb it" to run, default
-# all), UMARM_IT_CASES (integration case groups, default all).
+# ARM64_KERNEL_4K, PARTS (which of "net minimal usb it apparmor" to run,
+# default all), UMARM_IT_CASES (integration case groups, default all).
 set -eu
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -50,7 +62,7 @@ t0=$(date +%s)
 
 bundle=$out/bundle
 rm -rf "$bundle"
-mkdir -p "$bundle/bin" "$bundle/k" "$bundle/img" "$bundle/it"
+mkdir -p "$bundle/bin" "$bundle/k" "$bundle/img" "$bundle/it" "$bundle/aa"
 
 # umarmctl for arm64, built in a copy of the tree (the x86_64 objects of
 # tools/umarmctl stay as they are)
@@ -83,6 +95,19 @@ if [ -d "$kd/modules/lib/modules" ]; then
 	rm -f "$bundle"/k/modules/*/build "$bundle"/k/modules/*/source
 fi
 cp "$("$top/images/build.sh" minimal arm64 | tail -n 1)" "$bundle/img/minimal-arm64.ext4"
+# apparmor.*: umarmctl's profile, and the apparmor package, which the
+# emulated host's rootfs lacks (and it has no network to fetch it)
+cp "$top/tools/umarmctl/apparmor/umarm-passt" "$bundle/aa/"
+debs=${UMARM_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/linux-uml-arm64}/vm/debs-${SUITE:-sid}
+if ! ls "$debs"/apparmor_*_arm64.deb "$debs"/libapparmor1_*_arm64.deb >/dev/null 2>&1; then
+	mkdir -p "$debs"
+	# -o APT::Sandbox::User: _apt may not write into root's cache
+	(cd "$debs" && apt-get -q -o APT::Sandbox::User=root download \
+		"apparmor:arm64/${SUITE:-sid}" "libapparmor1:arm64/${SUITE:-sid}") \
+		>>"$out/build.log" 2>&1 ||
+		echo "umarmctl-arm64.sh: apt-get download apparmor:arm64 failed (see $out/build.log): apparmor.* will SKIP" >&2
+fi
+cp "$debs"/apparmor_*_arm64.deb "$debs"/libapparmor1_*_arm64.deb "$bundle/aa/" 2>/dev/null || :
 tar -C "$bundle" -cf "$out/bundle.tar" .
 rm -rf "$bundle" "$src"
 tb=$(date +%s)
@@ -291,6 +316,148 @@ esac
 grep -E '^  ' "$O/integration.log" | sed 's/^ */timing: /'
 fi
 
+# -- AppArmor: passt's own profile, then umarm-passt ---------------------
+# Last: it installs apparmor and loads profiles, which nothing above expects.
+if part apparmor; then
+A=$O/aa
+mkdir -p $A
+# ua: system instances in their real directories (/run/umarm/NAME)
+ua() { env -u UMARM_CONFIG_DIR -u UMARM_STATE_DIR -u UMARM_RUNTIME_DIR "$U" "$@"; }
+# mark NAME: a marker in the kernel log; since NAME: the log after it
+# (dmesg -C would lose host-dmesg.txt).  The kernel prints audit records
+# rate-limited (10 per 5 s, then "kauditd_printk_skb: N callbacks
+# suppressed"): installing apparmor prints ~150, and a DENIED line right
+# after them was dropped, so wait for a fresh window first.
+mark() { sleep 6; echo "umarmctl-arm64: $1" >/dev/kmsg; }
+since() { dmesg | sed -n "/umarmctl-arm64: $1\$/,\$p"; }
+# no_denials NAME FILE: PASS if FILE has no DENIED line of umarm-passt
+# and no audit records were suppressed in it (a "suppressed" line counts
+# the records dropped before the one it precedes: the window's first one
+# speaks of the time before the mark)
+no_denials() {
+	local lost
+	lost=$(awk '/audit: /{seen=1; next} seen && /kauditd_printk_skb: .* suppressed/{print; exit}' "$2")
+	if grep 'apparmor="DENIED"' "$2" | grep -q 'profile="umarm-passt"'; then
+		case_ "$1 verdict=FAIL $(denied "$2" 'profile="umarm-passt"')"
+	elif [ -n "$lost" ]; then
+		case_ "$1 verdict=FAIL audit records were suppressed: ${lost#*] }"
+	else
+		case_ "$1 verdict=PASS ($(grep -c 'apparmor=' "$2") apparmor lines, none DENIED for umarm-passt)"
+	fi
+}
+# denied FILE PATTERN - the first DENIED line of FILE matching PATTERN
+denied() { grep 'apparmor="DENIED"' "$1" | grep -m1 -- "$2" | sed 's/.*audit: //' | head -c 400; }
+# addr EXEC... - the guest's IPv4 addresses; a guest under TCG may be slow
+# to pick up the first exec after READY (15 s), so try three times
+addr() {
+	local i
+	for i in 1 2 3; do
+		echo "attempt $i" >>"$A/addr.log"
+		"$@" -- ip -4 addr 2>&1 | tee -a "$A/addr.log" | grep -q 'scope global' && break
+		sleep 5
+	done
+	"$@" -- ip -4 addr 2>&1
+}
+if [ ! -x /usr/local/sbin/ci-init ]; then
+	case_ "apparmor.install verdict=SKIP not the emulated host: this would install apparmor and load profiles on the real one"
+elif ! ls $W/aa/apparmor_*.deb >/dev/null 2>&1; then
+	case_ "apparmor.install verdict=SKIP the host could not download apparmor:arm64 (apt-get download)"
+else
+	mountpoint -q /sys/kernel/security || mount -t securityfs securityfs /sys/kernel/security
+	s=$(date +%s)
+	dpkg -i $W/aa/*.deb >$A/dpkg.log 2>&1
+	echo "rc=$? in $(( $(date +%s) - s ))s" >>$A/dpkg.log
+	check apparmor.install $A/dpkg.log "^rc=0 " "($(tail -n 1 $A/dpkg.log); $(dpkg-query -W -f='apparmor ${Version}' apparmor))"
+	cat /sys/module/apparmor/parameters/enabled >$A/enabled 2>&1
+	check apparmor.enabled $A/enabled "^Y$" "(/sys/module/apparmor/parameters/enabled)"
+	# passt's own profile, as the apparmor service loads it at boot
+	grep -q '^passt ' /sys/kernel/security/apparmor/profiles ||
+		apparmor_parser -r /etc/apparmor.d/usr.bin.passt >$A/passt-load.log 2>&1
+	cp /sys/kernel/security/apparmor/profiles $A/profiles-passt
+	check apparmor.passt_profile $A/profiles-passt "^passt (enforce)$"
+
+	# without umarm-passt: passt's profile keeps it out of /run/umarm
+	ua check >$A/check-without.txt 2>&1
+	check apparmor.without.check_warns $A/check-without.txt "^warn *apparmor .*apparmor_parser -r /etc/apparmor.d/umarm-passt"
+	ua create aa1 --image $T/img --mem 128M --network passt >$A/create.log 2>&1
+	mark without
+	ua start aa1 >$A/start-without.txt 2>&1
+	echo "rc=$?" >>$A/start-without.txt
+	since without >$A/dmesg-without.txt
+	if grep -q '^rc=0$' $A/start-without.txt; then
+		case_ "apparmor.without.start_fails verdict=FAIL started: $(tr '\n' ' ' <$A/start-without.txt)"
+	else
+		check apparmor.without.start_fails $A/start-without.txt "passt may not create /run/umarm/aa1/passt.sock under AppArmor.*apparmor_parser -r /etc/apparmor.d/umarm-passt" "$(grep -m1 error $A/start-without.txt)"
+	fi
+	check apparmor.without.denied $A/dmesg-without.txt 'apparmor="DENIED".*profile="passt".*name="/run/umarm/aa1/passt.sock"' "$(denied $A/dmesg-without.txt 'profile="passt"')"
+	# umarmctl looks before it asks for a profile that is not loaded
+	if grep -q 'operation="change_onexec"' $A/dmesg-without.txt; then
+		case_ "apparmor.without.no_onexec_denial verdict=FAIL $(denied $A/dmesg-without.txt change_onexec)"
+	else
+		case_ "apparmor.without.no_onexec_denial verdict=PASS"
+	fi
+	cp /var/lib/umarm/aa1/passt.log $A/passt-without.log 2>/dev/null
+
+	# umarm-passt, loaded as the package's postinst does
+	install -m 644 $W/aa/umarm-passt /etc/apparmor.d/umarm-passt
+	s=$(date +%s%N)
+	apparmor_parser -r -T -W /etc/apparmor.d/umarm-passt >$A/load.log 2>&1
+	echo "rc=$? in $(( ($(date +%s%N) - s) / 1000000 )) ms" >>$A/load.log
+	check apparmor.profile_loads $A/load.log "^rc=0 " "$(tr '\n' ' ' <$A/load.log)"
+	cp /sys/kernel/security/apparmor/profiles $A/profiles-umarm
+	check apparmor.profile_enforced $A/profiles-umarm "^umarm-passt (enforce)$"
+	ua check -v >$A/check-with.txt 2>&1
+	check apparmor.with.check_ok $A/check-with.txt "^ok *apparmor *passt runs under profile umarm-passt"
+	mark with
+	ua start aa1 >$A/start-with.txt 2>&1
+	cp /run/umarm/aa1/state $A/state-with 2>/dev/null
+	check apparmor.with.start $A/state-with "^status=running\$" "$(tr '\n' ' ' <$A/start-with.txt)"
+	p=$(sed -n 's/^passt=//p' /run/umarm/aa1/state 2>/dev/null)
+	cat /proc/${p:-0}/attr/apparmor/current >$A/label-with 2>&1
+	check apparmor.with.passt_confined $A/label-with "^umarm-passt (enforce)$" "(passt $p)"
+	addr ua exec aa1 >$A/ip-with
+	check apparmor.with.dhcp_lease $A/ip-with "inet .* scope global"
+	ua net add aa1 >$A/netadd-with 2>&1
+	p=$(sed -n 's/.*(passt \([0-9]*\);.*/\1/p' $A/netadd-with)
+	echo "label: $(cat /proc/${p:-0}/attr/apparmor/current 2>&1)" >>$A/netadd-with
+	ls -l /run/umarm/aa1/ >>$A/netadd-with 2>&1
+	check apparmor.with.net_add $A/netadd-with "^label: umarm-passt (enforce)$" "($(grep -m1 '^net1 ' $A/netadd-with | cut -d';' -f1); $(grep -c 'sock' $A/netadd-with) sockets in /run/umarm/aa1)"
+	ua stop aa1 >/dev/null 2>&1
+	ua logs aa1 >$A/console-with.txt 2>&1
+	since with >$A/dmesg-with.txt
+	no_denials apparmor.with.no_denials $A/dmesg-with.txt
+
+	# a per-user instance in $XDG_RUNTIME_DIR/umarm, with no_new_privs
+	# as under its unit (NoNewPrivileges=yes)
+	id umarmaa >/dev/null 2>&1 || useradd -m umarmaa
+	uid=$(id -u umarmaa)
+	mkdir -p /run/user/$uid && chown umarmaa: /run/user/$uid && chmod 700 /run/user/$uid
+	cp $T/img /tmp/aa-user.img && chmod 644 /tmp/aa-user.img
+	cp $W/k/linux /tmp/aa-kernel && chmod 755 /tmp/aa-kernel
+	cp $U /tmp/aa-umarmctl && chmod 755 /tmp/aa-umarmctl
+	ru() { runuser -u umarmaa -- env -u UMARM_CONFIG_DIR -u UMARM_STATE_DIR \
+		-u UMARM_RUNTIME_DIR HOME=/home/umarmaa XDG_RUNTIME_DIR=/run/user/$uid \
+		UMARM_KERNEL=/tmp/aa-kernel UMARM_NO_SYSTEMD=1 \
+		setpriv --no-new-privs /tmp/aa-umarmctl "$@"; }
+	mark user
+	ru create au1 --image /tmp/aa-user.img --mem 128M --network passt >$A/user-create.txt 2>&1
+	ru start au1 >$A/user-start.txt 2>&1
+	cp /run/user/$uid/umarm/au1/state $A/user-state 2>/dev/null
+	check apparmor.user.start $A/user-state "^status=running\$" "$(tr '\n' ' ' <$A/user-start.txt)"
+	p=$(sed -n 's/^passt=//p' /run/user/$uid/umarm/au1/state 2>/dev/null)
+	{ cat /proc/${p:-0}/attr/apparmor/current; grep NoNewPrivs /proc/${p:-0}/status; } >$A/user-label 2>&1
+	check apparmor.user.passt_confined $A/user-label "^umarm-passt (enforce)$" "(passt $p, $(grep NoNewPrivs $A/user-label | tr '\t' ' '))"
+	addr ru exec au1 >$A/user-ip
+	check apparmor.user.dhcp_lease $A/user-ip "inet .* scope global"
+	ru stop au1 >/dev/null 2>&1
+	ru logs au1 >$A/console-user.txt 2>&1
+	since user >$A/dmesg-user.txt
+	no_denials apparmor.user.no_denials $A/dmesg-user.txt
+	ua rm aa1 >/dev/null 2>&1
+	ru rm au1 >/dev/null 2>&1
+fi
+fi
+
 dmesg >"$O/host-dmesg.txt"
 echo JOB_DONE
 EOF
@@ -300,7 +467,7 @@ log=$out/vm-output.txt
 rc=0
 "$top/tests/vm/vm.sh" run --kernel 4k --smp 2 --timeout "${TIMEOUT:-3000}" \
 	--disk "$out/bundle.tar" --out "$out/vm" "$out/job.sh" \
-	"${PARTS:-net minimal usb it}" "${UMARM_IT_CASES:-}" "${IT_TIMEOUT:-1800}" \
+	"${PARTS:-net minimal usb it apparmor}" "${UMARM_IT_CASES:-}" "${IT_TIMEOUT:-1800}" \
 	>"$log" 2>&1 || rc=$?
 rm -f "$out/bundle.tar"
 t1=$(date +%s)
