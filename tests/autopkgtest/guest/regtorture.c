@@ -15,19 +15,26 @@
  * interrupted nanosleep: a restart that re-runs the full duration shows as a
  * sleep far longer than asked (port-pitfalls 7).
  *
- * Usage: regtorture [THREADS [ITERATIONS [selftest]]]
+ * Usage: regtorture [THREADS [ITERATIONS [selftest|stalltest]]]
  * Prints REGTORTURE_OK ... on success, REGTORTURE_FAIL ... on the first
  * mismatch (with the register, the expected and the found value).
  * "selftest" corrupts one found x7 (early, within any time budget) on
- * purpose: the run must then fail.
+ * purpose: the run must then fail.  "stalltest" stops thread 0 after ten
+ * iterations until the budget is used up: the run must then fail as
+ * stalled.
  *
  * The threads stop early when REGTORTURE_BUDGET seconds (default 240) have
  * passed: on a loaded emulated host a guest signal costs milliseconds and
  * the 1 kHz timer takes most of the CPU, so the run's length depends on the
- * host, not on the guest.  A run cut short still passes if every thread got
- * through a tenth of its iterations and signals kept arriving; a thread that
- * stalls (a lost wakeup, a signal never delivered) fails with its count
- * instead of hanging the gate.  Each thread reports a quarter of the way.
+ * host, not on the guest.  A run cut short still passes if signals kept
+ * arriving and every thread was still making progress when the budget ran
+ * out: a thread whose last completed iteration is older than a quarter of
+ * the budget (at least 20 s; REGTORTURE_STALL sets it) has stalled (a lost wakeup, a signal never
+ * delivered) and fails the run with its count instead of hanging the gate.
+ * How far a thread got is not a criterion: that measures the host (a loaded
+ * CI machine once left the slowest thread at 113 of 2000).  Each thread
+ * reports a quarter of the way, and every thread's count and idle time are
+ * printed at the end of a run cut short.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -199,6 +206,7 @@ __asm__(".text\n.globl torture_spin\n.type torture_spin, %function\n"
 	".size torture_spin, .-torture_spin\n");
 
 static volatile unsigned long signals_seen;
+static int stalltest;
 static struct timespec deadline;
 static int selftest;
 static volatile int failed;
@@ -320,6 +328,7 @@ struct worker {
 	unsigned long iterations;
 	unsigned long syscalls;
 	unsigned long spins;
+	struct timespec last;	/* when the last iteration completed */
 };
 
 /* past_deadline() - whether the time budget is used up */
@@ -346,6 +355,11 @@ static void *work(void *arg)
 	long nr, ppid = getppid();
 
 	for (i = 0; i < w->iterations && !failed; i++) {
+		if (stalltest && w->tid == 0 && i == 10) {
+			while (!past_deadline())
+				usleep(100000);
+			break;
+		}
 		fill(&in, w->tid, i);
 		nr = (i & 1) ? SYS_sched_yield : SYS_getppid;
 		torture_svc(&in, &out, nr);
@@ -356,6 +370,7 @@ static void *work(void *arg)
 			    in.nzcv))
 			break;
 		w->syscalls++;
+		clock_gettime(CLOCK_MONOTONIC, &w->last);
 		if (i && i % (w->iterations / 4 ? w->iterations / 4 : 1) == 0)
 			printf("regtorture: thread %u at %lu/%lu signals=%lu\n",
 			       w->tid, i, w->iterations,
@@ -369,6 +384,7 @@ static void *work(void *arg)
 				    SPIN_NZCV))
 				break;
 			w->spins++;
+			clock_gettime(CLOCK_MONOTONIC, &w->last);
 		}
 	}
 	return NULL;
@@ -417,10 +433,17 @@ int main(int argc, char **argv)
 				.sa_flags = SA_RESTART };
 	unsigned long syscalls = 0, spins = 0, least = ULONG_MAX;
 	const char *budget = getenv("REGTORTURE_BUDGET");
+	unsigned long budget_s = budget ? strtoul(budget, NULL, 0) : 240;
+	const char *stall = getenv("REGTORTURE_STALL");
+	double stall_s = budget_s / 4 > 20 ? budget_s / 4 : 20, idle, idlest = 0;
+	struct timespec start;
 	struct worker *w;
 	unsigned int i;
 
 	selftest = argc > 3 && !strcmp(argv[3], "selftest");
+	stalltest = argc > 3 && !strcmp(argv[3], "stalltest");
+	if (stall)
+		stall_s = strtod(stall, NULL);
 	if (n < 1 || n > 64 || iters < 1) {
 		fprintf(stderr, "usage: regtorture [THREADS(1-64) [ITERATIONS [selftest]]]\n");
 		return 2;
@@ -429,14 +452,16 @@ int main(int argc, char **argv)
 	w = calloc(n, sizeof(*w));
 	if (!w)
 		return 1;
-	clock_gettime(CLOCK_MONOTONIC, &deadline);
-	deadline.tv_sec += budget ? strtoul(budget, NULL, 0) : 240;
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	deadline = start;
+	deadline.tv_sec += budget_s;
 	sigaction(SIGALRM, &sa, NULL);
 	setitimer(ITIMER_REAL, &tick, NULL);
 
 	for (i = 0; i < n; i++) {
 		w[i].tid = i;
 		w[i].iterations = iters;
+		w[i].last = start;
 		if (pthread_create(&w[i].thread, NULL, work, &w[i])) {
 			printf("REGTORTURE_FAIL pthread_create\n");
 			return 1;
@@ -452,9 +477,19 @@ int main(int argc, char **argv)
 	if (!failed && least < iters) {
 		printf("regtorture: time budget used up, the slowest thread did %lu/%lu iterations\n",
 		       least, iters);
-		if (least < iters / 10 || signals_seen < 100) {
-			printf("REGTORTURE_FAIL loop=progress least=%lu of %lu signals=%lu\n",
-			       least, iters, (unsigned long)signals_seen);
+		for (i = 0; i < n; i++) {
+			idle = (deadline.tv_sec - w[i].last.tv_sec) +
+			       (deadline.tv_nsec - w[i].last.tv_nsec) / 1e9;
+			/* a thread that finished early is not stalled */
+			if (w[i].syscalls < iters && idle > idlest)
+				idlest = idle;
+			printf("regtorture: thread %u did %lu/%lu, last progress %.1f s before the deadline\n",
+			       i, w[i].syscalls, iters, idle > 0 ? idle : 0);
+		}
+		if (idlest > stall_s || signals_seen < 100) {
+			printf("REGTORTURE_FAIL loop=progress least=%lu of %lu idle=%.0fs limit=%.0fs signals=%lu\n",
+			       least, iters, idlest, stall_s,
+			       (unsigned long)signals_seen);
 			failed = 1;
 		}
 	}
