@@ -442,13 +442,15 @@ if want hotplug; then
 		expect hotplug.add_second 0 uh net add h1
 		grep_out hotplug.add_second.msg "^net2 virtio-uml.2" "$T/out"
 		p2=$(awk '$1 == "net2" {print $3}' "$T/run/h1/net")
-		expect hotplug.rm 0 uh net rm h1 net1
+		expect hotplug.rm 0 uh --verbose net rm h1 net1
 		# mconsole "remove" takes the device away (our kernels); a kernel
 		# without it has it unbound in the guest, the device left behind
 		uh exec h1 -- sh -c 'ls /sys/bus/platform/devices/virtio-uml.1/ 2>/dev/null | grep -c virtio; ip -o link | grep -c eth; [ -e /sys/bus/platform/devices/virtio-uml.1 ] && echo unbound || echo removed' >"$T/o" 2>&1
 		case $(tr '\n' ' ' <"$T/o") in
 		"0 1 removed "|"0 1 unbound ") pass hotplug.rm.guest; echo "  virtio-uml.1: $(tail -n 1 "$T/o")" ;;
-		*) fail hotplug.rm.guest "wanted no virtio under virtio-uml.1 and one eth left: $(head -c 200 "$T/o")" ;;
+		*) fail hotplug.rm.guest "wanted no virtio under virtio-uml.1 and one eth left: $(head -c 200 "$T/o" | tr '\n' ' ')"
+		   sed 's/^/  net rm stderr: /' "$T/err"
+		   uh exec h1 -- sh -c 'sleep 5; ip -o link; ls /sys/bus/platform/devices/' 2>&1 | sed 's/^/  5 s later: /' ;;
 		esac
 		[ -n "$p1" ] && [ ! -d "/proc/$p1" ] && pass hotplug.rm.passt_stopped ||
 			fail hotplug.rm.passt_stopped "passt '$p1' still runs"
