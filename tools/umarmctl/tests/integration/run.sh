@@ -445,7 +445,7 @@ if want hotplug; then
 		expect hotplug.rm 0 uh --verbose net rm h1 net1
 		# mconsole "remove" takes the device away (our kernels); a kernel
 		# without it has it unbound in the guest, the device left behind
-		uh exec h1 -- sh -c 'ls /sys/bus/platform/devices/virtio-uml.1/ 2>/dev/null | grep -c virtio; ip -o link | grep -c eth; [ -e /sys/bus/platform/devices/virtio-uml.1 ] && echo unbound || echo removed' >"$T/o" 2>&1
+		uh exec h1 -- sh -c 'ls /sys/bus/platform/devices/virtio-uml.1/ 2>/dev/null | grep -c virtio; ip -o link | grep -c "^[0-9]*: eth"; [ -e /sys/bus/platform/devices/virtio-uml.1 ] && echo unbound || echo removed' >"$T/o" 2>&1
 		case $(tr '\n' ' ' <"$T/o") in
 		"0 1 removed "|"0 1 unbound ") pass hotplug.rm.guest; echo "  virtio-uml.1: $(tail -n 1 "$T/o")" ;;
 		*) fail hotplug.rm.guest "wanted no virtio under virtio-uml.1 and one eth left: $(head -c 200 "$T/o" | tr '\n' ' ')"
