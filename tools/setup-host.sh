@@ -22,7 +22,7 @@ BASE_PKGS="make bc bison flex cpio xz-utils zstd kmod libssl-dev libelf-dev
 	python3 perl rsync quilt ccache git e2fsprogs fakeroot
 	debhelper devscripts lintian dpkg-dev build-essential
 	autopkgtest mmdebstrap arch-test eatmydata usbip passt proot
-	busybox-static file shellcheck"
+	busybox-static file shellcheck uml-utilities"
 # Taken from bookworm-backports on bookworm: QEMU 10 emulates FEAT_FPAC,
 # bookworm's 7.2 does not; mmdebstrap 1.5 handles sid's usrmerge.
 BPO_PKGS="qemu-system-arm qemu-system-common qemu-system-data qemu-user

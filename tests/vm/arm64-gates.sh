@@ -52,9 +52,10 @@ for c in "$@"; do
 	cp "$k" "$bundle/k/$f/linux"
 done
 cp "$("$top/images/build.sh" minimal arm64 | tail -n 1)" "$bundle/img/minimal.ext4"
+debian_img=
 if [ -n "$need_debian" ]; then
-	cp --sparse=always "$("$top/images/build.sh" debian arm64 | tail -n 1)" \
-		"$bundle/img/debian.ext4"
+	debian_img=$("$top/images/build.sh" debian arm64 | tail -n 1)
+	cp --sparse=always "$debian_img" "$bundle/img/debian.ext4"
 fi
 "$top/tests/autopkgtest/guest/build.sh" arm64 "$bundle/guest" >/dev/null
 cp -r "$top/tests/autopkgtest" "$bundle/tests/"
@@ -139,6 +140,19 @@ rc=0
 	--disk "$out/bundle.tar" --out "$out/vm" "$out/job.sh" "$@" >"$log" 2>&1 ||
 	rc=$?
 rm -f "$out/bundle.tar"
+
+# guest_journal CASE LINE - a failed Debian case kept its guest's disk: write
+# the guest's systemd journal next to it (journal.txt), read back with
+# tests/autopkgtest/lib/guest-journal from the image the bundle copied
+guest_journal() {
+	local a=${2##*artifacts=}
+	a=${a%% *}
+	case $1 in *:boot-debian*) ;; *) return 0 ;; esac
+	[ -f "$a/root.cow" ] && [ -n "$debian_img" ] || return 0
+	"$top/tests/autopkgtest/lib/guest-journal" "$a" "$debian_img" \
+		>"$a/journal.txt" 2>&1 || true
+}
+
 failed=0
 for c in "$@"; do
 	if [ "$loop" -gt 1 ]; then
@@ -160,6 +174,6 @@ for c in "$@"; do
 	# (/work/ci-out in the emulated host; the host's own path when native)
 	line=${line//artifacts=\/work\/ci-out/artifacts=$out\/vm\/files}
 	echo "CASE $c $line"
-	case $line in verdict=PASS*) ;; *) failed=1 ;; esac
+	case $line in verdict=PASS*) ;; *) failed=1; guest_journal "$c" "$line" ;; esac
 done
 exit "$failed"
