@@ -50,6 +50,11 @@ for c in "$@"; do
 	[ -x "$k" ] || { echo "arm64-gates.sh: no $k: build it with kernel/build.sh arm64-$f" >&2; exit 1; }
 	mkdir -p "$bundle/k/$f"
 	cp "$k" "$bundle/k/$f/linux"
+	# the module tree next to it, for module-load (without the build link)
+	if [ -d "$(dirname "$k")/modules" ]; then
+		cp -r "$(dirname "$k")/modules" "$bundle/k/$f/"
+		find "$bundle/k/$f/modules" -maxdepth 4 -type l \( -name build -o -name source \) -delete
+	fi
 done
 cp "$("$top/images/build.sh" minimal arm64 | tail -n 1)" "$bundle/img/minimal.ext4"
 debian_img=
@@ -88,8 +93,8 @@ run_case() {
 	export KERNEL=$CI_WORK/k/$flavour/linux BOOT_ARGS="$args" \
 		GATE_NAME=$name ARTIFACTS=$CI_OUT
 	case $gate in
-	boot-minimal|register-torture) export IMAGE=$CI_WORK/img/minimal.ext4 ;;
 	boot-debian) export IMAGE=$CI_WORK/img/debian.ext4 ;;
+	*) export IMAGE=$CI_WORK/img/minimal.ext4 ;;
 	esac
 	if [ "$gate" = refused ]; then
 		# A kernel whose pages are smaller than the host's must say so.
