@@ -24,7 +24,9 @@
  * virtio_uml: remove devices through mconsole").  Pristine Linux 7.2's
  * virtio_uml refuses (vu_mc_remove() returns -EOPNOTSUPP): then it
  * unbinds the device inside the guest, through the exec channel, before
- * the supervisor stops its passt.
+ * the supervisor stops its passt.  A "remove" that UML does not answer in
+ * time may still be under way in the guest: it is reported, not followed
+ * by an unbind.
  * Stopping passt alone would leave the guest a dead interface: virtio_uml
  * only notices a closed socket when it next talks to it.
  */
@@ -253,7 +255,11 @@ static int net_rm(struct ctx *x, int argc, char **argv)
 		rc = mc_command(st.mconsole, cmd, out, sizeof(out), 5000, &e);
 		rc = rc ? rc : e ? -EIO : 0;
 	}
-	if (rc) {
+	if (rc == -ETIMEDOUT) {
+		/* the guest may still be removing it: do not unbind under it */
+		warn("%s: UML did not answer 'remove' for virtio-uml.%d within 5 s: the guest may still take net%u away, or keep a dead interface until it reboots",
+		     in.name, f[id].plat, id);
+	} else if (rc) {
 		/* pristine 7.2: "Couldn't parse device number", see above */
 		char *sh[] = { "sh", "-c", unbind };
 
