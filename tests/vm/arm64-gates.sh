@@ -50,11 +50,8 @@ for c in "$@"; do
 	[ -x "$k" ] || { echo "arm64-gates.sh: no $k: build it with kernel/build.sh arm64-$f" >&2; exit 1; }
 	mkdir -p "$bundle/k/$f"
 	cp "$k" "$bundle/k/$f/linux"
-	# the module tree next to it, for module-load (without the build link)
-	if [ -d "$(dirname "$k")/modules" ]; then
-		cp -r "$(dirname "$k")/modules" "$bundle/k/$f/"
-		find "$bundle/k/$f/modules" -maxdepth 4 -type l \( -name build -o -name source \) -delete
-	fi
+	# the module tree next to it, for module-load
+	[ ! -d "$(dirname "$k")/modules" ] || cp -r "$(dirname "$k")/modules" "$bundle/k/$f/"
 done
 cp "$("$top/images/build.sh" minimal arm64 | tail -n 1)" "$bundle/img/minimal.ext4"
 debian_img=
