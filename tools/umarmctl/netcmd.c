@@ -48,6 +48,9 @@
 #include "supervise.h"
 #include "util.h"
 
+/* how long mconsole "remove" may take before net rm reports it */
+#define REMOVE_TIMEOUT_S	5
+
 /**
  * nif_load() - read the net file of a running instance
  * @in:		instance
@@ -252,13 +255,14 @@ static int net_rm(struct ctx *x, int argc, char **argv)
 	if (!state_read(path, &st) && *st.mconsole) {
 		snprintf(cmd, sizeof(cmd), "remove virtio_uml.device=%d",
 			 f[id].plat);
-		rc = mc_command(st.mconsole, cmd, out, sizeof(out), 5000, &e);
+		rc = mc_command(st.mconsole, cmd, out, sizeof(out),
+				REMOVE_TIMEOUT_S * 1000, &e);
 		rc = rc ? rc : e ? -EIO : 0;
 	}
 	if (rc == -ETIMEDOUT) {
 		/* the guest may still be removing it: do not unbind under it */
-		warn("%s: UML did not answer 'remove' for virtio-uml.%d within 5 s: the guest may still take net%u away, or keep a dead interface until it reboots",
-		     in.name, f[id].plat, id);
+		warn("%s: UML did not answer 'remove' for virtio-uml.%d within %d s: the guest may still take net%u away, or keep a dead interface until it reboots",
+		     in.name, f[id].plat, REMOVE_TIMEOUT_S, id);
 	} else if (rc) {
 		/* pristine 7.2: "Couldn't parse device number", see above */
 		char *sh[] = { "sh", "-c", unbind };
