@@ -62,4 +62,10 @@ customize() {
 	# An empty /etc/machine-id would count as a first boot, whose
 	# systemd-firstboot prompts on the console for locale and timezone.
 	mask_unit "$_root" systemd-firstboot.service
+	# e2scrub checks LVM snapshots of ext4 volumes; a guest on ubd has
+	# none.  e2scrub_reap runs at CPUSchedulingPolicy=idle, so on a slow
+	# host it holds multi-user.target back for as long as anything else
+	# wants the CPU (40 minutes of an emulated arm64 boot).
+	mask_unit "$_root" e2scrub_reap.service
+	mask_unit "$_root" e2scrub_all.timer
 }
