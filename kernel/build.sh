@@ -164,18 +164,27 @@ do_config() {
 	check_fragments
 }
 
-# check_fragments - every "CONFIG_X=y|m" a fragment asks for must survive;
-# the page size defines the flavour, so a kernel without it is an error
+# check_fragments - every "CONFIG_X=y|m" a fragment asks for must survive,
+# unless a later fragment asks otherwise (arm64.config builds in what
+# common.config makes modules); the page size defines the flavour, so a
+# kernel without it is an error
 check_fragments() {
-	local bad=
+	local bad='' line sym
+	local -A want=()
 	grep -qx "CONFIG_PAGE_SIZE_${PAGE%k}KB=y" "$KOUT/.config" ||
 		die "$FLAVOUR: the series does not offer ${PAGE} pages for SUBARCH=$SUBARCH (CONFIG_PAGE_SIZE_${PAGE%k}KB is not set): the subarch Kconfig must select HAVE_PAGE_SIZE_${PAGE%k}KB"
 	for f in $FRAGMENTS; do
 		while IFS= read -r line; do
 			case $line in
-			CONFIG_*=*) grep -qxF "$line" "$KOUT/.config" || bad="$bad ${line}" ;;
+			CONFIG_*=*) want[${line%%=*}]=$line ;;
+			"# CONFIG_"*" is not set")
+				sym=${line#\# }
+				unset "want[${sym%% *}]" ;;
 			esac
 		done <"$f"
+	done
+	for sym in "${!want[@]}"; do
+		grep -qxF "${want[$sym]}" "$KOUT/.config" || bad="$bad ${want[$sym]}"
 	done
 	[ -z "$bad" ] || log "$FLAVOUR: not set as the fragments ask (unmet dependencies?):$bad"
 }
