@@ -24,6 +24,7 @@
 #   CASE FLAVOUR:GATE[:ARGS] verdict=... runs=R/N passed=P [first_failure: ...]
 #
 # (PASS only if all N runs passed with kernel_bugs=0).
+# GATE_ENV="NAME=VALUE ..." is exported to every gate (REGTORTURE_BUDGET=60).
 # PARALLEL=1 runs the cases of each round at once (give the VM VM_SMP CPUs);
 # GATE_TIMEOUT=S is each gate's timeout (boot-debian under TCG needs
 # about 2400 s); the VM's limit grows to fit them unless TIMEOUT=S names it.
@@ -33,6 +34,17 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 [ $# -ge 3 ] || { sed -n '4p' "$0" | sed 's/^# //' >&2; exit 2; }
 host=$1 out=$2
 shift 2
+# GATE_ENV="NAME=VALUE ...": variables for the gates themselves (e.g.
+# REGTORTURE_BUDGET=60 for a shorter register-torture in a long loop)
+gate_env_bad() {
+	echo "arm64-gates.sh: GATE_ENV: '$1' is not NAME=VALUE (a VALUE of letters, digits and _.,/-)" >&2
+	exit 2
+}
+for v in ${GATE_ENV:-}; do
+	case $v in *=*) ;; *) gate_env_bad "$v" ;; esac
+	case ${v%%=*} in ''|[0-9]*|*[!A-Za-z0-9_]*) gate_env_bad "$v" ;; esac
+	case ${v#*=} in *[!A-Za-z0-9_.,/-]*) gate_env_bad "$v" ;; esac
+done
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
 
@@ -81,6 +93,7 @@ fi
 {
 	echo '#!/bin/sh'
 	echo "loop=$loop parallel=${PARALLEL:-0} gate_timeout=$gate_timeout"
+	[ -z "${GATE_ENV:-}" ] || echo "export $GATE_ENV"
 	cat <<'EOF'
 # Runs in the arm64 host: the gates named by the arguments, $loop times over
 # (all at once with parallel=1), artifacts into $CI_OUT.
