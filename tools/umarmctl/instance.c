@@ -257,8 +257,10 @@ static int root_from_base(const struct inst *in, const char *base,
  *
  * The minimal and musl images (images/minimal/init.c) run umarm.run=PATH
  * and power off: give them a shell on the console, which is also what
- * exec types into.  The debian image runs systemd, whose console has a
- * login prompt: exec uses systemd's debug shell on tty9 instead.
+ * exec types into, and their root file system read-write ("rw": their
+ * init remounts nothing, and the disk is the instance's own overlay).
+ * The debian image runs systemd, whose console has a login prompt: exec
+ * uses systemd's debug shell on tty9 instead.
  */
 static void image_defaults(struct conf *c, const char *base)
 {
@@ -266,7 +268,7 @@ static void image_defaults(struct conf *c, const char *base)
 
 	if ((!strncmp(b, "minimal", 7) || !strncmp(b, "musl", 4)) &&
 	    !*c->cmdline)
-		snprintf(c->cmdline, sizeof(c->cmdline), "umarm.run=/bin/sh");
+		snprintf(c->cmdline, sizeof(c->cmdline), "rw umarm.run=/bin/sh");
 	if (!strncmp(b, "debian", 6))
 		c->exec = EXEC_DEBUG_SHELL;
 }
