@@ -1,0 +1,259 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * ptracer.c - ptrace inside the guest, as strace and gdb use it
+ *
+ * A child traces itself and runs a fixed script of syscalls; the parent
+ * follows it with PTRACE_SYSCALL and checks, through the general register
+ * set (PTRACE_GETREGSET NT_PRSTATUS):
+ *
+ *  1. syscall entry stops name the syscall (x8 on arm64, orig_rax on
+ *     x86_64) and exit stops carry its result (getppid() == our pid);
+ *  2. a result rewritten at the exit stop (PTRACE_SETREGSET) is what the
+ *     child sees;
+ *  3. a syscall cancelled at its entry stop (NT_ARM_SYSTEM_CALL = -1 on
+ *     arm64, orig_rax = -1 on x86_64) does not run, and the result the
+ *     tracer writes at its exit stop is returned;
+ *  3a. the first argument is in x0 (rdi) at the entry stop, and one the
+ *     tracer rewrites there is what the syscall gets: dup(BAD_FD) becomes
+ *     dup(1) and succeeds;
+ *  4. PTRACE_PEEKDATA / PTRACE_POKEDATA read and write the child's memory;
+ *  5. PTRACE_SINGLESTEP moves the child's program counter forward and
+ *     stops it with SIGTRAP.
+ *
+ * Prints "PTRACE_OK syscalls=N" on success, "PTRACE_FAIL <what>" otherwise.
+ * Static, no dependencies: runs as init's umarm.run program.
+ */
+
+#define _GNU_SOURCE
+#include <elf.h>
+#include <errno.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/ptrace.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <sys/user.h>
+#include <sys/wait.h>
+
+#if defined(__aarch64__)
+#include <asm/ptrace.h>
+typedef struct user_pt_regs regs_t;
+#define REG_NR(r)	((r).regs[8])
+#define REG_RET(r)	((r).regs[0])
+#define REG_ARG0(r)	((r).regs[0])
+#define REG_PC(r)	((r).pc)
+#ifndef NT_ARM_SYSTEM_CALL
+#define NT_ARM_SYSTEM_CALL 0x404
+#endif
+#elif defined(__x86_64__)
+typedef struct user_regs_struct regs_t;
+#define REG_NR(r)	((r).orig_rax)
+#define REG_RET(r)	((r).rax)
+#define REG_ARG0(r)	((r).rdi)
+#define REG_PC(r)	((r).rip)
+#else
+#error "ptracer.c knows aarch64 and x86_64"
+#endif
+
+/* The child's script: the syscalls the tracer acts on, in this order. */
+#define REWRITTEN_RESULT	4242	/* getpid() at its exit stop */
+#define CANCELLED_RESULT	777	/* getuid(), cancelled at entry */
+#define LOOPS			50	/* plain getppid() round trips */
+#define BAD_FD			0x5a5a	/* dup()'s argument, made 1 at entry */
+
+static volatile unsigned long poke_target = 0x1111;
+
+static void fail(const char *fmt, ...)
+{
+	char buf[256];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	printf("PTRACE_FAIL %s\n", buf);
+	fflush(stdout);
+	exit(1);
+}
+
+/* The traced child: exit status 0 when everything it saw was right. */
+static int child(void)
+{
+	long r;
+	int i;
+
+	if (ptrace(PTRACE_TRACEME, 0, NULL, NULL))
+		return 10;
+	raise(SIGSTOP);
+	/* 5: the tracer single-steps us here (a few instructions) */
+	for (i = 0; i < LOOPS; i++)
+		if (syscall(SYS_getppid) != getppid())
+			return 11;
+	r = syscall(SYS_getpid);
+	if (r != REWRITTEN_RESULT)
+		return 12;
+	r = syscall(SYS_getuid);
+	if (r != CANCELLED_RESULT)
+		return 13;
+	r = syscall(SYS_dup, BAD_FD);
+	if (r < 0)
+		return 15;
+	/* 4: the tracer poked this while we were stopped at getuid */
+	if (poke_target != 0x2222)
+		return 14;
+	return 0;
+}
+
+static void get_regs(pid_t pid, regs_t *r)
+{
+	struct iovec iov = { r, sizeof(*r) };
+
+	if (ptrace(PTRACE_GETREGSET, pid, (void *)NT_PRSTATUS, &iov))
+		fail("PTRACE_GETREGSET NT_PRSTATUS: %s", strerror(errno));
+	if (iov.iov_len != sizeof(*r))
+		fail("NT_PRSTATUS is %zu bytes, not %zu", iov.iov_len, sizeof(*r));
+}
+
+static void set_regs(pid_t pid, regs_t *r)
+{
+	struct iovec iov = { r, sizeof(*r) };
+
+	if (ptrace(PTRACE_SETREGSET, pid, (void *)NT_PRSTATUS, &iov))
+		fail("PTRACE_SETREGSET NT_PRSTATUS: %s", strerror(errno));
+}
+
+/* cancel_syscall() - make the syscall at this entry stop not run */
+static void cancel_syscall(pid_t pid, regs_t *r)
+{
+#if defined(__aarch64__)
+	int nr = -1;
+	struct iovec iov = { &nr, sizeof(nr) };
+
+	(void)r;
+	if (ptrace(PTRACE_SETREGSET, pid, (void *)NT_ARM_SYSTEM_CALL, &iov))
+		fail("PTRACE_SETREGSET NT_ARM_SYSTEM_CALL: %s", strerror(errno));
+#else
+	REG_NR(*r) = -1;
+	set_regs(pid, r);
+#endif
+}
+
+/* wait_stop() - wait for the child's next stop; return its stop signal */
+static int wait_stop(pid_t pid, const char *what)
+{
+	int st;
+
+	if (waitpid(pid, &st, 0) != pid)
+		fail("waitpid after %s: %s", what, strerror(errno));
+	if (WIFEXITED(st))
+		fail("the child exited with %d after %s", WEXITSTATUS(st), what);
+	if (WIFSIGNALED(st))
+		fail("the child was killed by signal %d after %s", WTERMSIG(st), what);
+	return WSTOPSIG(st);
+}
+
+static void single_step(pid_t pid)
+{
+	regs_t r;
+	unsigned long pc0, pc;
+	int i, sig;
+
+	get_regs(pid, &r);
+	pc0 = REG_PC(r);
+	for (i = 0; i < 3; i++) {
+		if (ptrace(PTRACE_SINGLESTEP, pid, NULL, NULL))
+			fail("PTRACE_SINGLESTEP: %s", strerror(errno));
+		sig = wait_stop(pid, "PTRACE_SINGLESTEP");
+		if (sig != SIGTRAP)
+			fail("single-step %d stopped with signal %d, not SIGTRAP", i, sig);
+	}
+	get_regs(pid, &r);
+	pc = REG_PC(r);
+	if (pc == pc0)
+		fail("three single-steps left the pc at %#lx", pc);
+	printf("ptracer: single-step pc %#lx -> %#lx\n", pc0, pc);
+}
+
+int main(void)
+{
+	pid_t pid, me = getpid();
+	int sig, st, entry = 1, nsys = 0, getppids = 0;
+	long nr = -1;
+	regs_t r;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	pid = fork();
+	if (pid < 0)
+		fail("fork: %s", strerror(errno));
+	if (pid == 0)
+		_exit(child());
+
+	sig = wait_stop(pid, "PTRACE_TRACEME");
+	if (sig != SIGSTOP)
+		fail("first stop is signal %d, not SIGSTOP", sig);
+	if (ptrace(PTRACE_SETOPTIONS, pid, NULL,
+		   (void *)(PTRACE_O_TRACESYSGOOD | PTRACE_O_EXITKILL)))
+		fail("PTRACE_SETOPTIONS: %s", strerror(errno));
+	single_step(pid);
+
+	for (;;) {
+		if (ptrace(PTRACE_SYSCALL, pid, NULL, NULL))
+			fail("PTRACE_SYSCALL: %s", strerror(errno));
+		if (waitpid(pid, &st, 0) != pid)
+			fail("waitpid: %s", strerror(errno));
+		if (WIFEXITED(st)) {
+			if (WEXITSTATUS(st))
+				fail("the child saw a wrong result (exit %d)", WEXITSTATUS(st));
+			break;
+		}
+		if (WIFSIGNALED(st))
+			fail("the child was killed by signal %d", WTERMSIG(st));
+		sig = WSTOPSIG(st);
+		if (sig != (SIGTRAP | 0x80)) {
+			fail("unexpected stop, signal %d", sig);
+		}
+		get_regs(pid, &r);
+		if (entry) {
+			nr = (long)REG_NR(r);
+			nsys++;
+			if (nr == SYS_getuid) {
+				errno = 0;
+				if (ptrace(PTRACE_PEEKDATA, pid, (void *)&poke_target, NULL) != 0x1111 || errno)
+					fail("PTRACE_PEEKDATA read %#lx", (unsigned long)poke_target);
+				if (ptrace(PTRACE_POKEDATA, pid, (void *)&poke_target, (void *)0x2222))
+					fail("PTRACE_POKEDATA: %s", strerror(errno));
+				cancel_syscall(pid, &r);
+			} else if (nr == SYS_dup) {
+				if ((long)REG_ARG0(r) != BAD_FD)
+					fail("dup entry stop: first argument %#lx, not %#x",
+					     (unsigned long)REG_ARG0(r), BAD_FD);
+				REG_ARG0(r) = 1;
+				set_regs(pid, &r);
+			}
+		} else {
+			if (nr == SYS_getppid) {
+				getppids++;
+				if ((long)REG_RET(r) != me)
+					fail("getppid exit stop: result %ld, not %d", (long)REG_RET(r), me);
+			} else if (nr == SYS_getpid) {
+				if ((long)REG_RET(r) != pid)
+					fail("getpid exit stop: result %ld, not %d", (long)REG_RET(r), pid);
+				REG_RET(r) = REWRITTEN_RESULT;
+				set_regs(pid, &r);
+			} else if (nr == SYS_getuid) {
+				REG_RET(r) = CANCELLED_RESULT;
+				set_regs(pid, &r);
+			}
+		}
+		entry = !entry;
+	}
+	if (getppids < LOOPS)
+		fail("saw %d getppid exit stops, not %d", getppids, LOOPS);
+	printf("PTRACE_OK syscalls=%d getppid=%d\n", nsys, getppids);
+	return 0;
+}
