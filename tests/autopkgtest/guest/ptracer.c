@@ -222,9 +222,13 @@ int main(void)
 			nr = (long)REG_NR(r);
 			nsys++;
 			if (nr == SYS_getuid) {
+				long word;
+
 				errno = 0;
-				if (ptrace(PTRACE_PEEKDATA, pid, (void *)&poke_target, NULL) != 0x1111 || errno)
-					fail("PTRACE_PEEKDATA read %#lx", (unsigned long)poke_target);
+				word = ptrace(PTRACE_PEEKDATA, pid, (void *)&poke_target, NULL);
+				if (word != 0x1111 || errno)
+					fail("PTRACE_PEEKDATA read %#lx (%s), not 0x1111",
+					     (unsigned long)word, strerror(errno));
 				if (ptrace(PTRACE_POKEDATA, pid, (void *)&poke_target, (void *)0x2222))
 					fail("PTRACE_POKEDATA: %s", strerror(errno));
 				cancel_syscall(pid, &r);
