@@ -27,7 +27,7 @@ recipe_image_name() {
 }
 
 recipe_size() { echo 256M; }
-recipe_sources() { echo "$IMAGES_DIR/minimal/init.c"; }
+recipe_sources() { echo "$IMAGES_DIR/minimal/init.c $IMAGES_DIR/minimal/usbip.c"; }
 
 recipe_inputs() {
 	echo "tarball $(sha256sum <"$(alpine_tarball)" | cut -c1-64)"
@@ -37,7 +37,8 @@ recipe_inputs() {
 
 recipe_prepare() {
 	_sr=$(extract_sysroot "$1")
-	cc_musl "$1" "$_sr" "$2/init" "$IMAGES_DIR/minimal/init.c" ||
+	cc_musl "$1" "$_sr" "$2/init" "$IMAGES_DIR/minimal/init.c" \
+		"$IMAGES_DIR/minimal/usbip.c" ||
 		die "compiling init.c with musl for $1 failed"
 }
 

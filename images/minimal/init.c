@@ -25,12 +25,16 @@
  * the boot line and runs PATH, without mounting anything or powering off:
  * that is how the build checks a foreign-architecture init under qemu-user.
  *
+ * Called as "usbip" (the image links /sbin/usbip to it), it is the guest
+ * side of USB/IP instead: see usbip.c, linked into the same program.
+ *
  * Builds with glibc and musl, statically, with no other dependency.
  */
 
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <libgen.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -378,11 +382,15 @@ static int test_mode(int argc, char **argv)
 	return EXIT_SUCCESS;
 }
 
+int usbip_main(int argc, char **argv);
+
 int main(int argc, char **argv)
 {
 	char cmdline[CMDLINE_MAX], val[CMDLINE_MAX], what[CMDLINE_MAX + 64];
 	int n;
 
+	if (argc > 0 && !strcmp(basename(argv[0]), "usbip"))
+		return usbip_main(argc, argv);
 	if (getpid() != 1) {
 		if (argc > 1 && !strcmp(argv[1], "--test"))
 			return test_mode(argc, argv);

@@ -53,7 +53,8 @@ recipe_prepare() {
 	else
 		[ "$1" != "$(host_arch)" ] ||
 			need cc "gcc (or set UMARM_MINIMAL_INIT to a static init)"
-		cc_glibc "$1" "$2/init" "$IMAGES_DIR/minimal/init.c" ||
+		cc_glibc "$1" "$2/init" "$IMAGES_DIR/minimal/init.c" \
+			"$IMAGES_DIR/minimal/usbip.c" ||
 			die "compiling init.c for $1 failed"
 	fi
 	busybox_for "$1" >"$2/busybox.path"
@@ -65,4 +66,6 @@ recipe_populate() {
 	install_busybox "$1" "$(cat "$2/busybox.path")" "$_root"
 	rm -f "$_root/sbin/init"
 	install -m 0755 "$2/init" "$_root/sbin/init"
+	# init is also the guest side of USB/IP (umarmctl usb attach)
+	ln -s init "$_root/sbin/usbip"
 }

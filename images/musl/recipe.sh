@@ -7,7 +7,7 @@ recipe_describe() {
 
 recipe_image_name() { echo "musl-$1"; }
 recipe_size() { echo 64M; }
-recipe_sources() { echo "$IMAGES_DIR/minimal/init.c"; }
+recipe_sources() { echo "$IMAGES_DIR/minimal/init.c $IMAGES_DIR/minimal/usbip.c"; }
 
 recipe_inputs() {
 	echo "cc $(clang-19 --version | head -n1)"
@@ -19,7 +19,8 @@ recipe_inputs() {
 
 recipe_prepare() {
 	_sr=$(extract_sysroot "$1")
-	cc_musl "$1" "$_sr" "$2/init" "$IMAGES_DIR/minimal/init.c" ||
+	cc_musl "$1" "$_sr" "$2/init" "$IMAGES_DIR/minimal/init.c" \
+		"$IMAGES_DIR/minimal/usbip.c" ||
 		die "compiling init.c with musl for $1 failed"
 	cc_musl "$1" "$_sr" "$2/musltest" "$IMAGES_DIR/musl/musltest.c" ||
 		die "compiling musltest.c for $1 failed"
@@ -37,6 +38,7 @@ recipe_populate() {
 	install_busybox "$1" "$(cat "$2/busybox.path")" "$_root"
 	rm -f "$_root/sbin/init"
 	install -m 0755 "$2/init" "$_root/sbin/init"
+	ln -s init "$_root/sbin/usbip"
 	install -m 0755 "$2/musltest" "$_root/bin/musltest"
 	install -D -m 0644 "$2/musl.versions" "$_root/etc/umarm-musl-versions"
 }

@@ -24,7 +24,9 @@
 #               (with the host's usbip copied into the guest image); for a
 #               kernel without USBIP_VHCI_HCD, the export imported by the
 #               host's own vhci-hcd instead and the guest import SKIP;
-#               usb detach.
+#               usb detach; then the same with an instance of the
+#               project's minimal image, whose init is its usbip
+#               (usb.minimal.*).
 #   apparmor.*  (last: it installs apparmor in the VM, from .debs of the
 #               suite's archive that the host downloads once with apt-get
 #               into $UMARM_CACHE/vm/debs-SUITE, and loads profiles) with
@@ -293,6 +295,29 @@ else
 	echo "driver: $(readlink /sys/bus/usb/devices/$busid/driver)" >>"$O/usb.detach"
 	check usb.detach_returns_device "$O/usb.detach" "driver: .*/usb$"
 	$U kill usb1 >/dev/null 2>&1
+	# The project's minimal image as a user gets it: no Debian usbip in
+	# it, its init answers as /sbin/usbip (images/minimal/usbip.c).
+	if grep -q '^CONFIG_USBIP_VHCI_HCD=[ym]' "$W/k/config" 2>/dev/null; then
+		$U create usbm --image "$W/img/minimal-arm64.ext4" --mem 128M --network passt >/dev/null 2>&1
+		$U start usbm >"$O/usbm.start" 2>&1
+		$U exec usbm --timeout 60 -- udhcpc -q -n -i eth0 >"$O/usbm.dhcp" 2>&1
+		$U usb attach usbm "$busid" >"$O/usbm.attach" 2>&1
+		echo "rc=$?" >>"$O/usbm.attach"
+		check usb.minimal.attach "$O/usbm.attach" "^rc=0$" "$(head -c 200 "$O/usbm.attach" | tr '\n' ' ')"
+		$U exec usbm -- sh -c 'readlink /sbin/usbip; usbip port; for d in /sys/bus/usb/devices/*; do echo "dev: ${d##*/} $(cat $d/idVendor 2>/dev/null):$(cat $d/idProduct 2>/dev/null) $(cat $d/product 2>/dev/null)"; done' >"$O/usbm.guest" 2>&1
+		check usb.minimal.guest_sees_device "$O/usbm.guest" "dev: .* 1d6b:0104 sourcesink"
+		check usb.minimal.port "$O/usbm.guest" "-> usbip://.*:3240/$busid\$"
+		$U usb detach usbm "$busid" >"$O/usbm.detach" 2>&1
+		$U exec usbm -- sh -c 'usbip port; cat /sys/bus/usb/devices/*/idProduct' >>"$O/usbm.detach" 2>&1
+		echo "driver: $(readlink /sys/bus/usb/devices/$busid/driver)" >>"$O/usbm.detach"
+		if grep -q '^0104$' "$O/usbm.detach"; then
+			case_ "usb.minimal.detach verdict=FAIL the guest still has 1d6b:0104: $(tr '\n' ' ' <"$O/usbm.detach" | head -c 300)"
+		else
+			check usb.minimal.detach "$O/usbm.detach" "driver: .*/usb$"
+		fi
+		$U logs usbm >"$O/usbm.console" 2>&1
+		$U kill usbm >/dev/null 2>&1
+	fi
 fi
 fi
 kill $hp 2>/dev/null

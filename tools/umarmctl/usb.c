@@ -196,8 +196,9 @@ static int usb_attach(struct ctx *x, const char *name, const char *busid)
 	}
 	snprintf(script, sizeof(script),
 		 "gw=$(ip route show default | awk '{print $3; exit}'); "
+		 "[ -n \"$gw\" ] || { echo 'no default route: start the network first (udhcpc -i eth0)' >&2; exit 3; }; "
 		 "modprobe vhci-hcd 2>/dev/null; "
-		 "usbip attach -r \"${gw:-10.0.2.2}\" -b %s", busid);
+		 "usbip attach -r \"$gw\" -b %s", busid);
 	rc = exec_in_guest(&in, cmd, 3, 0, 60);
 	if (rc)
 		err("%s: the guest could not attach %s (status %d): it needs network = passt, vhci-hcd and the usbip tool",
