@@ -73,17 +73,21 @@ rm -rf "$src"
 mkdir -p "$src"
 (cd "$top/tools/umarmctl" && tar -cf - --exclude='*.o' --exclude=umarmctl \
 	--exclude=fuzz --exclude=tests/unit/unit \
-	--exclude=tests/integration/notify-listen .) | tar -xf - -C "$src"
+	--exclude=tests/integration/notify-listen --exclude=minimal-init \
+	--exclude=tests/integration/fake-usbipd .) | tar -xf - -C "$src"
 if command -v aarch64-linux-gnu-gcc >/dev/null; then
 	cc=aarch64-linux-gnu-gcc
 else
 	cc="clang-19 --target=aarch64-linux-gnu -fuse-ld=lld"
 fi
 make -s -C "$src" CC="$cc" umarmctl tests/integration/notify-listen \
+	minimal-init tests/integration/fake-usbipd \
+	INIT_SRC="$top/images/minimal/init.c $top/images/minimal/usbip.c" \
 	>"$out/build.log" 2>&1 ||
 	{ echo "umarmctl-arm64.sh: cross-build failed, see $out/build.log" >&2; exit 1; }
-cp "$src/umarmctl" "$src/tests/integration/notify-listen" "$bundle/bin/"
-cp "$src/tests/integration/run.sh" "$src/tests/integration/mkimage.sh" "$bundle/it/"
+cp "$src/umarmctl" "$src/tests/integration/notify-listen" "$src/minimal-init" "$bundle/bin/"
+cp "$src/tests/integration/run.sh" "$src/tests/integration/mkimage.sh" \
+	"$src/tests/integration/fake-usbipd" "$bundle/it/"
 
 k=${ARM64_KERNEL_4K:-}
 [ -n "$k" ] || k=$("$top/kernel/build.sh" path arm64-4k)/linux
@@ -319,6 +323,9 @@ else
 		$U kill usbm >/dev/null 2>&1
 	fi
 fi
+# usbipd as umarmctl left it would hold 3240 from the integration
+# suite's scripted usbipd (its usbip case)
+pkill -x usbipd
 fi
 kill $hp 2>/dev/null
 for f in $T/etc/instances/*.conf; do $U kill "$(basename "$f" .conf)" >/dev/null 2>&1; done
@@ -328,7 +335,7 @@ if part it; then
 s=$(date +%s)
 env -u UMARM_CONFIG_DIR -u UMARM_STATE_DIR -u UMARM_RUNTIME_DIR \
 	UMARM_KERNEL=$W/k/linux UMARM_TEST_MODULES=$mods UMARMCTL=$U \
-	NOTIFY_LISTEN=$W/bin/notify-listen \
+	NOTIFY_LISTEN=$W/bin/notify-listen UMARM_TEST_USBIP=$W/bin/minimal-init \
 	timeout -k 10 "$it_timeout" "$W/it/run.sh" $it_cases \
 	>"$O/integration.log" 2>&1
 echo "integration: rc=$? in $(( $(date +%s) - s ))s"

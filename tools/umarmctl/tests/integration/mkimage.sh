@@ -18,7 +18,8 @@
 # (default: the one in PATH; it must be static and of the kernel's
 # architecture).  EXTRA_BINS, a list of host programs of the kernel's
 # architecture, go into the image with the shared libraries ldd names
-# (e.g. the host's usbip for the USB/IP import).  Needs busybox-static and
+# (e.g. the host's usbip for the USB/IP import); PATH=GUESTPATH puts one
+# elsewhere in the guest.  Needs busybox-static and
 # e2fsprogs; no root.
 
 set -eu
@@ -49,9 +50,11 @@ if [ -n "$mods" ]; then
 	rm -f "$root"/lib/modules/*/build "$root"/lib/modules/*/source
 fi
 for bin in ${EXTRA_BINS:-}; do
+	dst=${bin#*=}
+	bin=${bin%%=*}
 	[ -x "$bin" ] || { echo "$0: EXTRA_BINS: $bin is not an executable" >&2; exit 1; }
-	mkdir -p "$root${bin%/*}"
-	cp -L "$bin" "$root$bin"
+	mkdir -p "$root${dst%/*}"
+	cp -L "$bin" "$root$dst"
 	for lib in $(ldd "$bin" 2>/dev/null | sed -n 's|.*[ 	]\(/[^ ]*\) (0x.*|\1|p'); do
 		mkdir -p "$root${lib%/*}"
 		cp -L "$lib" "$root$lib"

@@ -7,8 +7,8 @@
 # real guest: create, start, exec, stop, rm, concurrent starts, kill -9 of
 # the kernel and of umarmctl in the middle of operations, a corrupt
 # configuration, a missing image, a disk in use, networking through passt,
-# hot-plugged disks and network interfaces, per-user instances run by an
-# ordinary user.
+# hot-plugged disks and network interfaces, the minimal image's usbip
+# against a scripted usbipd, per-user instances run by an ordinary user.
 #
 # Kernel: $UMARM_KERNEL, else the team's dev build
 # ~/.cache/linux-uml-arm64/kernel/$(uname -m)/linux, else the packaged
@@ -113,7 +113,13 @@ CASES="$*"
 echo "kernel: $kernel"
 echo "modules: ${modules:-none}"
 image=${UMARM_TEST_IMAGE:-}
+# the minimal image's init, which is also its usbip, for the usbip case
+usbip_guest=${UMARM_TEST_USBIP:-$here/../../minimal-init}
 if [ -z "$image" ]; then
+	if want usbip && [ -x "$usbip_guest" ]; then
+		EXTRA_BINS="${EXTRA_BINS:-} $usbip_guest=/usr/local/sbin/usbip"
+		export EXTRA_BINS
+	fi
 	image=$("$here/mkimage.sh" "$T/test.img" $modules) || { echo "FAIL mkimage"; exit 1; }
 fi
 echo "image:  $image"
@@ -389,6 +395,49 @@ if want network && [ -x /usr/bin/passt ]; then
 	passt=$(sed -n 's/^passt=//p' "$T/run/n1/state")
 	expect net.stop 0 u stop n1
 	[ -n "$passt" ] && [ -d "/proc/$passt" ] && fail net.passt_stopped "passt $passt still runs" || pass net.passt_stopped
+fi
+
+# The guest side of USB/IP of the minimal image (images/minimal/usbip.c,
+# linked into minimal-init) against fake-usbipd on the host's loopback,
+# which passt maps to the guest's gateway: the import exchange, vhci-hcd
+# taking the socket over (its first URB reaches the server), detach
+# closing it, and the errors.  umarmctl usb attach itself needs a host USB
+# device: tests/vm/umarmctl-arm64.sh has dummy_hcd in the emulated host.
+if want usbip; then
+	if [ -n "${UMARM_TEST_IMAGE:-}" ] || [ ! -x "$usbip_guest" ] ||
+	   [ ! -x "$here/fake-usbipd" ] ||
+	   [ ! -x /usr/bin/passt ]; then
+		skip usbip "needs the mkimage.sh image, ../../minimal-init, fake-usbipd (make check-integration) and passt"
+	elif ! { "$here/fake-usbipd" 9-9 >"$T/usbipd.log" 2>&1 & fp=$!; sleep 1;
+		 grep -q '^listening' "$T/usbipd.log"; }; then
+		skip usbip "fake-usbipd cannot listen: $(cat "$T/usbipd.log")"
+	else
+		G=/usr/local/sbin/usbip
+		u create ub --image "$image" --mem 96M --network passt >/dev/null 2>&1
+		expect usbip.start 0 u start ub
+		u exec ub --timeout 60 -- sh -c "gw=\$(ip route | awk '/^default/{print \$3; exit}'); $G attach -r \$gw -b 9-9; echo rc=\$?; $G port" >"$T/o" 2>&1
+		grep_out usbip.attach "^port [0-9]*: 9-9 1d6b:0104 from " "$T/o"
+		grep_out usbip.attach_status "^rc=0$" "$T/o"
+		grep_out usbip.import_request "^import 9-9 version=0x0111 code=0x8003" "$T/usbipd.log"
+		for _ in 1 2 3 4 5 6 7 8 9 10; do
+			grep -q '^urb' "$T/usbipd.log" && break
+			sleep 1
+		done
+		grep_out usbip.vhci_took_socket "^urb command=1$" "$T/usbipd.log"
+		u exec ub -- sh -c "$G detach -p 0; echo rc=\$?; grep '^hs  0000 ' /sys/devices/platform/vhci_hcd.0/status" >"$T/o" 2>&1
+		grep_out usbip.detach "^port 0 is now detached" "$T/o"
+		grep_out usbip.port_freed "^hs  0000 004 " "$T/o"
+		sleep 1
+		grep_out usbip.detach_closed_socket "^closed$" "$T/usbipd.log"
+		u exec ub -- sh -c "gw=\$(ip route | awk '/^default/{print \$3; exit}'); $G attach -r \$gw -b 7-7; echo rc=\$?; $G attach -r 127.0.0.1 -b 9-9; echo rc=\$?; $G attach -r localhost -b 9-9; echo rc=\$?" >"$T/o" 2>&1
+		grep_out usbip.unknown_busid "refused 7-7 (status 1)" "$T/o"
+		grep_out usbip.no_server "connect to 127.0.0.1 port 3240: Connection refused" "$T/o"
+		grep_out usbip.not_an_address "'localhost' is not an IP address" "$T/o"
+		[ "$(grep -c '^rc=1$' "$T/o")" = 3 ] && pass usbip.error_status ||
+			fail usbip.error_status "not three rc=1: $(cat "$T/o")"
+		u kill ub >/dev/null 2>&1
+	fi
+	[ -z "${fp:-}" ] || kill "$fp" 2>/dev/null
 fi
 
 if want hotplug; then
