@@ -7,12 +7,14 @@
 #   rootfs              build (or find cached) the arm64 Debian root filesystem
 #   image               rootfs -> ext4 image, both kernels, a host-built initrd
 #                       per kernel (runs rootfs first)
-#   run [--kernel 4k|16k] [--smp N] [--timeout S] [--disk FILE.tar]
+#   run [--kernel 4k|16k|va39] [--smp N] [--timeout S] [--disk FILE.tar]
 #       [--out DIR] SCRIPT [ARGS...]
 #                       boot a VM, run SCRIPT in it, print its output and exit
 #                       with its rc (99: no trustworthy rc, see below)
-#   start [--kernel 4k|16k] [--smp N]
+#   start [--kernel 4k|16k|va39] [--smp N]
 #                       boot a persistent VM that waits for jobs
+#                       (4k, 16k: Debian's kernels; va39: a 39-bit VA
+#                       kernel built by host-kernel.sh)
 #   exec [--timeout S] SCRIPT [ARGS...]
 #                       run SCRIPT in the persistent VM (same contract as run)
 #   cp HOSTPATH...      copy files/dirs into the persistent VM (/mnt/host/files)
@@ -313,18 +315,42 @@ cmd_image() {
 
 # ---------------------------------------------------------------- qemu
 
+# check_kernel K - 4k and 16k are Debian's kernels in the image; any other
+# K names a kernel built by host-kernel.sh from tests/vm/K.config (va39)
+check_kernel() {
+	case $1 in
+	4k|16k) return 0 ;;
+	''|*[!a-z0-9]*) ;;
+	*) [ ! -f "$here/$1.config" ] || return 0 ;;
+	esac
+	local f names=''
+	for f in "$here"/*.config; do
+		[ -f "$f" ] && f=${f##*/} && names="$names ${f%.config}"
+	done
+	die "--kernel $1: use 4k, 16k or a kernel host-kernel.sh builds:$names"
+}
+
 # qemu_args() - fill the global array QARGS for kernel K, smp N, share DIR,
 # input tar IN (may be empty), output disk OUTIMG (may be empty), console
 # file CONSOLE and ci-init mode MODE
 qemu_args() {
 	local k=$1 smp=$2 share=$3 in=$4 outimg=$5 console=$6 mode=$7 d
+	local vmlinuz initrd
 	d=$(imgdir)
+	vmlinuz=$d/vmlinuz-$k initrd=$d/initrd-$k.gz
+	case $k in
+	4k|16k) ;;
+	*)	# all built in: the 4K initrd's insmods fail harmlessly
+		vmlinuz=$("$here/host-kernel.sh" build "$k" | tail -n 1) ||
+			die "host-kernel.sh build $k failed"
+		initrd=$d/initrd-4k.gz ;;
+	esac
 	# shellcheck disable=SC2054 # the commas are qemu's
 	QARGS=(-M virt -cpu "$VM_CPU" -accel tcg,thread=multi -smp "$smp"
 		-m "$VM_MEM" -display none -no-reboot -nodefaults
 		-chardev "file,id=con,path=$console" -serial chardev:con
 		-monitor none
-		-kernel "$d/vmlinuz-$k" -initrd "$d/initrd-$k.gz"
+		-kernel "$vmlinuz" -initrd "$initrd"
 		-append "root=/dev/vda rw console=ttyAMA0 init=/usr/local/sbin/ci-init panic=-1 loglevel=$VM_LOGLEVEL ci.mode=$mode"
 		-drive "file=$d/rootfs.img,format=raw,if=none,id=hd0,snapshot=on"
 		-device virtio-blk-pci,drive=hd0,serial=ciroot
@@ -420,7 +446,7 @@ cmd_run() {
 		run_native "$out" "$disk" "$@"
 		return
 	fi
-	case "$kernel" in 4k|16k) ;; *) die "--kernel 4k|16k" ;; esac
+	check_kernel "$kernel"
 	cmd_image
 	rm -rf "$out/out" "$out/job" "$out/files"
 	mkdir -p "$out/out" "$out/files"
@@ -472,7 +498,7 @@ cmd_start() {
 		*) usage ;;
 		esac
 	done
-	case "$kernel" in 4k|16k) ;; *) die "--kernel 4k|16k" ;; esac
+	check_kernel "$kernel"
 	is_arm64_host && { log "arm64 host: jobs run natively, nothing to start"; return 0; }
 	cmd_image
 	lock_run
