@@ -9,7 +9,8 @@ fail() {
 	echo "UMARM_WORKLOAD_FAIL step=$1 ${2:-}"
 	exit 1
 }
-step() { echo "workload: $1"; }
+# each step with the guest's uptime, to see where a slow host spends it
+step() { echo "workload: $1 (uptime $(cut -d' ' -f1 /proc/uptime))"; }
 
 step "systemd state"
 # The gate unit is itself part of the boot transaction, so the manager
@@ -83,4 +84,4 @@ ps -e >/dev/null 2>&1 || fail ps
 
 step "uname"
 uname -a
-echo "UMARM_WORKLOAD_OK packages=$n state=$state"
+echo "UMARM_WORKLOAD_OK packages=$n state=$state uptime=$(cut -d" " -f1 /proc/uptime)"
