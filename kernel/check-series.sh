@@ -96,7 +96,11 @@ fi
 
 export QUILT_PATCHES=$patches QUILT_PC=.pc
 if [ -d "$src/.pc" ]; then
-	(cd "$src" && quilt pop -a -q >/dev/null) ||
+	# quilt prefers the patches directory it recorded at the last push,
+	# which may be a checkout that is gone; -f: restore from quilt's own
+	# backups even where the patches changed since.
+	rm -f "$src/.pc/.quilt_patches" "$src/.pc/.quilt_series"
+	(cd "$src" && quilt pop -a -f -q >/dev/null) ||
 		die "quilt pop -a failed in $src; remove it to start over"
 fi
 
