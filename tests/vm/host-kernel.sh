@@ -16,8 +16,8 @@
 # harmlessly).  The kernel is ARCH=arm64 LLVM=-19 from the pristine
 # /usr/src/linux-source-7.2.tar.xz, out of tree in
 # $UMARM_CACHE/vm/host-NAME, rebuilt only when the fragment or the source
-# changed; build prints the Image's path last, path prints it (exit 1 if
-# it was not built).  ccache is used if installed.
+# changed; build prints the Image's path (its only line on stdout), path
+# prints it (exit 1 if it was not built).  ccache is used if installed.
 set -eu
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -33,15 +33,14 @@ frag=$here/$name.config
 dir=$UMARM_CACHE/vm/host-$name
 image=$dir/build/arch/arm64/boot/Image
 
-key() {
-	{ cat "$frag"; stat -c '%s %Y' "$KSRC_TAR"; } | sha256sum | cut -c1-64
-}
+# the source tarball's identity, and the key of a build: fragment + source
+tarball_id=$(stat -c '%s %Y' "$KSRC_TAR" 2>/dev/null || true)
+k=$({ cat "$frag"; echo "$tarball_id"; } | sha256sum | cut -c1-64)
+built() { [ -f "$image" ] && [ "$(cat "$dir/key" 2>/dev/null)" = "$k" ]; }
 
 case $cmd in
 path)
-	if [ ! -f "$image" ] || [ "$(cat "$dir/key" 2>/dev/null)" != "$(key)" ]; then
-		die "$name is not built: tests/vm/host-kernel.sh build $name"
-	fi
+	built || die "$name is not built: tests/vm/host-kernel.sh build $name"
 	echo "$image"
 	exit 0
 	;;
@@ -50,8 +49,7 @@ build) ;;
 esac
 
 [ -f "$KSRC_TAR" ] || die "no $KSRC_TAR: apt install linux-source-7.2"
-k=$(key)
-if [ -f "$image" ] && [ "$(cat "$dir/key" 2>/dev/null)" = "$k" ]; then
+if built; then
 	echo "$image"
 	exit 0
 fi
@@ -59,11 +57,11 @@ mkdir -p "$dir"
 exec 9>"$dir/lock"
 flock 9
 src=$dir/src
-if [ ! -f "$src/Makefile" ] || [ "$(cat "$dir/src.key" 2>/dev/null)" != "$(stat -c '%s %Y' "$KSRC_TAR")" ]; then
+if [ ! -f "$src/Makefile" ] || [ "$(cat "$dir/src.key" 2>/dev/null)" != "$tarball_id" ]; then
 	rm -rf "$src"
 	mkdir -p "$src"
 	tar -xf "$KSRC_TAR" -C "$src" --strip-components=1
-	stat -c '%s %Y' "$KSRC_TAR" >"$dir/src.key"
+	echo "$tarball_id" >"$dir/src.key"
 fi
 cc=clang-19
 command -v ccache >/dev/null && cc="ccache clang-19"

@@ -341,7 +341,7 @@ qemu_args() {
 	case $k in
 	4k|16k) ;;
 	*)	# all built in: the 4K initrd's insmods fail harmlessly
-		vmlinuz=$("$here/host-kernel.sh" build "$k" | tail -n 1) ||
+		vmlinuz=$("$here/host-kernel.sh" build "$k") ||
 			die "host-kernel.sh build $k failed"
 		initrd=$d/initrd-4k.gz ;;
 	esac
