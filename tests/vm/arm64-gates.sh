@@ -172,6 +172,11 @@ rc=0
 	--disk "$out/bundle.tar" --out "$out/vm" "$out/job.sh" "$@" >"$log" 2>&1 ||
 	rc=$?
 rm -f "$out/bundle.tar"
+# the failed cases' COW disks, which the job packed as sparse tars
+for t in "$out"/vm/files/*/root.cow.tar; do
+	[ -f "$t" ] || continue
+	tar -xf "$t" -C "${t%/*}" && rm -f "$t"
+done
 
 # guest_journal CASE LINE - a failed Debian case kept its guest's disk: write
 # the guest's systemd journal next to it (journal.txt), read back with
@@ -180,8 +185,6 @@ guest_journal() {
 	local a=${2##*artifacts=}
 	a=${a%% *}
 	case $1 in *:boot-debian*) ;; *) return 0 ;; esac
-	[ ! -f "$a/root.cow.tar" ] ||
-		{ tar -xf "$a/root.cow.tar" -C "$a" && rm -f "$a/root.cow.tar"; }
 	[ -f "$a/root.cow" ] && [ -n "$debian_img" ] || return 0
 	"$top/tests/autopkgtest/lib/guest-journal" "$a" "$debian_img" \
 		>"$a/journal.txt" 2>&1 || true
