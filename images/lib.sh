@@ -201,6 +201,36 @@ install_busybox() {
 	rm "$_root/.applets"
 }
 
+# install_udhcpc_script ROOT - busybox udhcpc's default event script
+# (Debian builds busybox with /etc/udhcpc/default.script), so that "udhcpc
+# -i eth0" in the guest, and the umarm.net=dhcp:IF that umarmctl passes
+# for an instance with a network, configure the interface passt offers:
+# address, default route and resolv.conf from the lease
+install_udhcpc_script() {
+	mkdir -p "$1/etc/udhcpc"
+	cat >"$1/etc/udhcpc/default.script" <<-'EOF'
+	#!/bin/sh
+	# udhcpc event script: configure $interface from the lease
+	case $1 in
+	deconfig)
+		ip -4 addr flush dev "$interface"
+		ip link set "$interface" up
+		;;
+	bound|renew)
+		ip -4 addr flush dev "$interface"
+		ip addr add "$ip/${mask:-24}" dev "$interface"
+		if [ -n "$router" ]; then
+			ip route replace default via "${router%% *}" dev "$interface"
+		fi
+		if [ -n "$dns" ]; then
+			for s in $dns; do echo "nameserver $s"; done >/etc/resolv.conf
+		fi
+		;;
+	esac
+	EOF
+	chmod 0755 "$1/etc/udhcpc/default.script"
+}
+
 # populate_skeleton ROOT - the directories, device nodes and /etc files
 # the small images share
 populate_skeleton() {
@@ -223,32 +253,7 @@ populate_skeleton() {
 	EOF
 	echo umarm >"$_root/etc/hostname"
 	printf '127.0.0.1\tlocalhost\n127.0.1.1\tumarm\n' >"$_root/etc/hosts"
-	# busybox udhcpc's default event script (Debian builds it with
-	# /etc/udhcpc/default.script), so that "udhcpc -i eth0"
-	# in the guest configures the interface passt offers: address,
-	# default route and resolv.conf from the lease
-	mkdir -p "$_root/etc/udhcpc"
-	cat >"$_root/etc/udhcpc/default.script" <<-'EOF'
-	#!/bin/sh
-	# udhcpc event script: configure $interface from the lease
-	case $1 in
-	deconfig)
-		ip -4 addr flush dev "$interface"
-		ip link set "$interface" up
-		;;
-	bound|renew)
-		ip -4 addr flush dev "$interface"
-		ip addr add "$ip/${mask:-24}" dev "$interface"
-		if [ -n "$router" ]; then
-			ip route replace default via "${router%% *}" dev "$interface"
-		fi
-		if [ -n "$dns" ]; then
-			for s in $dns; do echo "nameserver $s"; done >/etc/resolv.conf
-		fi
-		;;
-	esac
-	EOF
-	chmod 0755 "$_root/etc/udhcpc/default.script"
+	install_udhcpc_script "$_root"
 	# init mounts a tmpfs on /run: a lease's name servers land there
 	# even on a read-only root
 	ln -s ../run/resolv.conf "$_root/etc/resolv.conf"

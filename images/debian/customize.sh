@@ -50,6 +50,9 @@ customize() {
 		/etc/systemd/system/umarm-hostfs.service
 	enable_unit "$_root" sysinit.target \
 		/etc/systemd/system/umarm-diag.service
+	enable_unit "$_root" multi-user.target \
+		/etc/systemd/system/umarm-net.service
+	install_udhcpc_script "$_root"
 	# The UML console is /dev/console (tty0); tty1... are other UML
 	# channels, usually con=null, where a getty would only spin.
 	enable_unit "$_root" getty.target \

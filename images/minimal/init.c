@@ -10,12 +10,19 @@
  * Console protocol (one line each, written with a single write(2)):
  *
  *	UMARM_BOOT_OK uptime=<s> kernel=<release> machine=<m> pagesize=<bytes>
+ *	UMARM_NET if=<interface> addr=<IPv4 address, or none>
  *	UMARM_RUN_DONE rc=<exit status, or 128 + signal number>
  *	UMARM_INIT_ERROR <what failed>[: <strerror>]
  *
  * Kernel command line options (read from /proc/cmdline):
  *
  *	umarm.hostfs=DIR	mount host directory DIR on /host (UML hostfs)
+ *	umarm.net=dhcp[:IF]	configure IF (default: the first interface
+ *				other than lo) with busybox udhcpc before
+ *				running anything; udhcpc stays to renew the
+ *				lease, or keeps asking in the background
+ *	umarm.net=none		leave the network alone (the last umarm.net
+ *				on the command line counts)
  *	umarm.run=PATH		run PATH with the console as stdio
  *
  * The kernel ignores dotted options it does not know (it takes them for
@@ -34,7 +41,11 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <dirent.h>
 #include <libgen.h>
+#include <net/if.h>
+#include <netinet/in.h>
+#include <arpa/inet.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,6 +53,7 @@
 #include <sys/ioctl.h>
 #include <sys/mount.h>
 #include <sys/reboot.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
@@ -49,6 +61,7 @@
 
 #define __printf(a, b)	__attribute__((format(printf, a, b)))
 #define __noreturn	__attribute__((noreturn))
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 
 #define CONSOLE		"/dev/console"
 #define HOSTFS_DIR	"/host"
@@ -56,6 +69,8 @@
 #define LINE_MAX_LEN	1024
 #define EXIT_EXEC_FAILED	127
 #define EXIT_SIGNAL_BASE	128
+#define DHCP_LOG	"/run/udhcpc.log"
+#define DHCP_SCRIPT	"/etc/udhcpc/default.script"
 
 static char *const run_env[] = {
 	"PATH=/bin:/sbin:/usr/bin:/usr/sbin",
@@ -337,6 +352,142 @@ static int run_program(const char *path)
 }
 
 /**
+ * first_interface() - name the first network interface other than lo
+ * @name:	buffer of IFNAMSIZ bytes
+ *
+ * "First" in the order of their names, so that eth0 comes before eth1.
+ *
+ * Return: 0 if one was found, -ENODEV if there is none.
+ */
+static int first_interface(char *name)
+{
+	struct dirent *d;
+	DIR *dir;
+
+	name[0] = '\0';
+	dir = opendir("/sys/class/net");
+	if (!dir)
+		return -ENODEV;
+	while ((d = readdir(dir))) {
+		if (d->d_name[0] == '.' || !strcmp(d->d_name, "lo") ||
+		    strlen(d->d_name) >= IFNAMSIZ)
+			continue;
+		if (!name[0] || strcmp(d->d_name, name) < 0)
+			snprintf(name, IFNAMSIZ, "%s", d->d_name);
+	}
+	closedir(dir);
+	return name[0] ? 0 : -ENODEV;
+}
+
+/**
+ * interface_address() - the IPv4 address of an interface, as text
+ * @ifname:	interface
+ * @buf:	buffer of INET_ADDRSTRLEN bytes; "none" if it has no address
+ */
+static void interface_address(const char *ifname, char *buf)
+{
+	struct ifreq ifr = { 0 };
+	int fd;
+
+	snprintf(buf, INET_ADDRSTRLEN, "none");
+	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return;
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", ifname);
+	if (!ioctl(fd, SIOCGIFADDR, &ifr))
+		inet_ntop(AF_INET,
+			  &((struct sockaddr_in *)&ifr.ifr_addr)->sin_addr,
+			  buf, INET_ADDRSTRLEN);
+	close(fd);
+}
+
+/**
+ * net_dhcp() - configure an interface with busybox udhcpc
+ * @spec:	value of umarm.net: "dhcp", "dhcp:IF" or "none"
+ *
+ * udhcpc asks for a lease in the foreground (5 tries, 1 s apart) and, once
+ * it has one, configures the interface, default route and resolv.conf
+ * through the image's event script and forks into the background to renew
+ * it; without a lease it goes to the background too and keeps asking.
+ * Either way init waits only for the foreground part, so that what runs
+ * next (the console shell that umarmctl exec types into) finds the
+ * network up when there is a DHCP server (passt is one).  udhcpc's output
+ * goes to /run/udhcpc.log, not the console.
+ */
+static void net_dhcp(const char *spec)
+{
+	static const char *const paths[] = {
+		"/sbin/udhcpc", "/bin/udhcpc", "/usr/sbin/udhcpc",
+		"/usr/bin/udhcpc",
+	};
+	char ifname[IFNAMSIZ], addr[INET_ADDRSTRLEN], what[CMDLINE_MAX + 64];
+	char *argv[] = { "udhcpc", "-i", ifname, "-b", "-t", "5", "-T", "1",
+			 "-s", DHCP_SCRIPT, NULL };
+	const char *path = NULL;
+	int status, fd;
+	size_t i;
+	pid_t pid;
+
+	if (!strcmp(spec, "none"))
+		return;
+	if (strncmp(spec, "dhcp", 4) || (spec[4] && spec[4] != ':')) {
+		snprintf(what, sizeof(what),
+			 "umarm.net=%s: not dhcp, dhcp:INTERFACE or none", spec);
+		fail(what, 0);
+		return;
+	}
+	if (spec[4] == ':') {
+		if (!spec[5] || strlen(spec + 5) >= IFNAMSIZ) {
+			snprintf(what, sizeof(what),
+				 "umarm.net=%s: bad interface name", spec);
+			fail(what, 0);
+			return;
+		}
+		snprintf(ifname, sizeof(ifname), "%s", spec + 5);
+	} else if (first_interface(ifname)) {
+		fail("umarm.net=dhcp: the guest has no network interface", 0);
+		return;
+	}
+	snprintf(what, sizeof(what), "/sys/class/net/%s", ifname);
+	if (access(what, F_OK)) {
+		snprintf(what, sizeof(what),
+			 "umarm.net: the guest has no interface %s (a driver built as a module must be loaded first)",
+			 ifname);
+		fail(what, 0);
+		return;
+	}
+	for (i = 0; i < ARRAY_SIZE(paths) && !path; i++)
+		if (!access(paths[i], X_OK))
+			path = paths[i];
+	if (!path) {
+		fail("umarm.net=dhcp: no udhcpc in the image", 0);
+		return;
+	}
+
+	pid = fork();
+	if (pid < 0) {
+		fail("fork", errno);
+		return;
+	}
+	if (pid == 0) {
+		fd = open(DHCP_LOG, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC,
+			  0644);
+		if (fd >= 0) {
+			dup2(fd, STDOUT_FILENO);
+			dup2(fd, STDERR_FILENO);
+		}
+		execve(path, argv, run_env);
+		snprintf(what, sizeof(what), "exec %s", path);
+		fail(what, errno);
+		_exit(EXIT_EXEC_FAILED);
+	}
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	interface_address(ifname, addr);
+	say("UMARM_NET if=%s addr=%s", ifname, addr);
+}
+
+/**
  * run_and_report() - run a program and print UMARM_RUN_DONE
  * @path:	absolute path of the program
  *
@@ -424,6 +575,8 @@ int main(int argc, char **argv)
 			fail(what, errno);
 		}
 	}
+	if (cmdline_get(cmdline, "umarm.net", val, sizeof(val)))
+		net_dhcp(val);
 	if (cmdline_get(cmdline, "umarm.run", val, sizeof(val)))
 		run_and_report(val);
 

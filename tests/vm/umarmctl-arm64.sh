@@ -304,7 +304,9 @@ else
 	if grep -q '^CONFIG_USBIP_VHCI_HCD=[ym]' "$W/k/config" 2>/dev/null; then
 		$U create usbm --image "$W/img/minimal-arm64.ext4" --mem 128M --network passt >/dev/null 2>&1
 		$U start usbm >"$O/usbm.start" 2>&1
-		$U exec usbm --timeout 60 -- udhcpc -q -n -i eth0 >"$O/usbm.dhcp" 2>&1
+		# no udhcpc: init took a lease at boot (umarm.net=dhcp:IF)
+		$U exec usbm --timeout 60 -- sh -c 'ip -4 addr; ip route' >"$O/usbm.dhcp" 2>&1
+		check usb.minimal.dhcp_at_boot "$O/usbm.dhcp" "^default via "
 		$U usb attach usbm "$busid" >"$O/usbm.attach" 2>&1
 		echo "rc=$?" >>"$O/usbm.attach"
 		check usb.minimal.attach "$O/usbm.attach" "^rc=0$" "$(head -c 200 "$O/usbm.attach" | tr '\n' ' ')"

@@ -602,21 +602,32 @@ int net_start(struct net *n, const struct inst *in, const struct conf *c,
  * @buf:	output
  * @len:	size of @buf
  *
- * The relay descriptor is always passed to UML as fd 3.
+ * The relay descriptor is always passed to UML as fd 3.  The second
+ * argument asks the minimal and musl images' init to configure the
+ * interface by DHCP from passt (umarm.net=dhcp:IF, images/minimal/init.c;
+ * other inits ignore it): eth0 is virtio_net's name for the vhost-user
+ * device, vec0 the vector driver's.
  *
- * Return: 1 if @buf was filled, 0 if no network, -ENOSPC
+ * Return: 1 if @buf and @dhcp were filled, 0 if no network, -ENOSPC
  */
-int net_uml_arg(const struct net *n, char *buf, size_t len)
+int net_uml_arg(const struct net *n, char *buf, size_t len, char *dhcp,
+		size_t dlen)
 {
-	int r;
+	const char *ifname;
+	int r, d;
 
-	if (n->backend == NETB_VHOST_USER)
+	if (n->backend == NETB_VHOST_USER) {
 		r = snprintf(buf, len, "virtio_uml.device=%s:1", n->sock);
-	else if (n->backend == NETB_RELAY)
+		ifname = "eth0";
+	} else if (n->backend == NETB_RELAY) {
 		r = snprintf(buf, len, "vec0:transport=fd,fd=3");
-	else
+		ifname = "vec0";
+	} else {
 		return 0;
-	return r < 0 || (size_t)r >= len ? -ENOSPC : 1;
+	}
+	d = snprintf(dhcp, dlen, "umarm.net=dhcp:%s", ifname);
+	return r < 0 || (size_t)r >= len || d < 0 || (size_t)d >= dlen ?
+		-ENOSPC : 1;
 }
 
 /**

@@ -56,7 +56,8 @@ int net_spawn_vhost_user(struct net *n, const struct inst *in,
 			 int nports, int one_off);
 int net_start(struct net *n, const struct inst *in, const struct conf *c,
 	      const char *kernel);
-int net_uml_arg(const struct net *n, char *buf, size_t len);
+int net_uml_arg(const struct net *n, char *buf, size_t len, char *dhcp,
+		size_t dlen);
 int net_from_uml(struct net *n);
 int net_from_passt(struct net *n);
 int net_flush_passt(struct net *n);

@@ -835,7 +835,7 @@ static int build_argv(struct sup *s, const char *kernel, char **argv,
 {
 	const struct inst *in = s->in;
 	const struct conf *c = s->c;
-	char mem[32], *tok, *save, cmdline[CONF_VALUE_MAX];
+	char mem[32], dhcp[32], *tok, *save, cmdline[CONF_VALUE_MAX];
 	size_t o = 0;
 	int argc = 0, i, r;
 
@@ -887,12 +887,13 @@ static int build_argv(struct sup *s, const char *kernel, char **argv,
 	ADD("umarm.name=%s", in->name);
 	if (c->cpus > 1)
 		ADD("ncpus=%u", c->cpus);
-	r = net_uml_arg(&s->net, store + o, size - o);
+	r = net_uml_arg(&s->net, store + o, size - o, dhcp, sizeof(dhcp));
 	if (r < 0)
 		return r;
 	if (r > 0) {
 		argv[argc++] = store + o;
 		o += strlen(store + o) + 1;
+		ADD("%s", dhcp);
 	}
 	snprintf(cmdline, sizeof(cmdline), "%s", c->cmdline);
 	for (tok = strtok_r(cmdline, " \t", &save); tok;

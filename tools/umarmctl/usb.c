@@ -196,7 +196,7 @@ static int usb_attach(struct ctx *x, const char *name, const char *busid)
 	}
 	snprintf(script, sizeof(script),
 		 "gw=$(ip route show default | awk '{print $3; exit}'); "
-		 "[ -n \"$gw\" ] || { echo 'no default route: start the network first (udhcpc -i eth0)' >&2; exit 3; }; "
+		 "[ -n \"$gw\" ] || { echo 'no default route in the guest: its network is down (minimal image: see /run/udhcpc.log; else configure DHCP on it)' >&2; exit 3; }; "
 		 "modprobe vhci-hcd 2>/dev/null; "
 		 "usbip attach -r \"$gw\" -b %s", busid);
 	rc = exec_in_guest(&in, cmd, 3, 0, 60);

@@ -7,8 +7,9 @@
 # real guest: create, start, exec, stop, rm, concurrent starts, kill -9 of
 # the kernel and of umarmctl in the middle of operations, a corrupt
 # configuration, a missing image, a disk in use, networking through passt,
-# hot-plugged disks and network interfaces, the minimal image's usbip
-# against a scripted usbipd, per-user instances run by an ordinary user.
+# hot-plugged disks and network interfaces, the minimal and debian images'
+# DHCP at boot, the minimal image's usbip against a scripted usbipd, per-user instances run by
+# an ordinary user.
 #
 # Kernel: $UMARM_KERNEL, else the team's dev build
 # ~/.cache/linux-uml-arm64/kernel/$(uname -m)/linux, else the packaged
@@ -395,6 +396,80 @@ if want network && [ -x /usr/bin/passt ]; then
 	passt=$(sed -n 's/^passt=//p' "$T/run/n1/state")
 	expect net.stop 0 u stop n1
 	[ -n "$passt" ] && [ -d "/proc/$passt" ] && fail net.passt_stopped "passt $passt still runs" || pass net.passt_stopped
+fi
+
+# The project's minimal image as umarmctl create gives it (images/minimal,
+# with this tree's minimal-init as the prebuilt init): with --network passt
+# umarmctl asks its init for DHCP (umarm.net=dhcp:IF), which configures the
+# interface before the console shell starts, so the first exec after start
+# finds the address, the default route and passt's name server; without a
+# network init does nothing of the sort.
+if want minimal-net; then
+	mimg=${UMARM_MINIMAL_IMAGE:-}
+	build=$here/../../../../images/build.sh
+	case $arch in x86_64) iarch=amd64 ;; *) iarch=$arch ;; esac
+	if [ -z "$mimg" ] && [ -x "$build" ] && [ -x "$here/../../minimal-init" ]; then
+		mimg=$(UMARM_MINIMAL_INIT=$here/../../minimal-init "$build" minimal "$iarch" 2>"$T/mimg.log" | tail -n 1)
+	fi
+	if [ -z "$mimg" ] || [ ! -f "$mimg" ] || [ ! -x /usr/bin/passt ]; then
+		skip minimal-net "needs the minimal image (images/build.sh minimal $iarch: $(tail -n 1 "$T/mimg.log" 2>/dev/null)) and passt"
+	else
+		echo "  minimal image: $mimg"
+		u create mn1 --image "$mimg" --mem 96M --network passt >/dev/null 2>&1
+		expect minimal-net.start 0 u start mn1
+		u exec mn1 --timeout 30 -- sh -c 'ip -4 addr; ip route; cat /etc/resolv.conf' >"$T/o" 2>&1
+		grep_out minimal-net.address "inet .* scope global" "$T/o"
+		grep_out minimal-net.default_route "^default via " "$T/o"
+		if grep -q '^nameserver' /etc/resolv.conf 2>/dev/null; then
+			grep_out minimal-net.resolv_conf "^nameserver " "$T/o"
+		fi
+		u logs mn1 >"$T/o" 2>&1
+		grep_out minimal-net.console "UMARM_NET if=[a-z0-9]* addr=[0-9]" "$T/o"
+		if grep -q UMARM_INIT_ERROR "$T/o"; then
+			fail minimal-net.no_init_error "$(grep UMARM_INIT_ERROR "$T/o" | head -n 3)"
+		else
+			pass minimal-net.no_init_error
+		fi
+		u kill mn1 >/dev/null 2>&1
+		u create mn2 --image "$mimg" --mem 96M >/dev/null 2>&1
+		expect minimal-net.start_without_network 0 u start mn2
+		u exec mn2 -- true >/dev/null 2>&1
+		u logs mn2 >"$T/o" 2>&1
+		if grep -q 'UMARM_NET\|UMARM_INIT_ERROR' "$T/o"; then
+			fail minimal-net.none_without_network "$(grep 'UMARM_NET\|UMARM_INIT_ERROR' "$T/o" | head -n 3)"
+		else
+			pass minimal-net.none_without_network
+		fi
+		u kill mn2 >/dev/null 2>&1
+	fi
+fi
+
+# The same for the debian image (images/debian: umarm-net.service runs
+# busybox udhcpc for umarm.net=dhcp:IF before multi-user.target), when
+# UMARM_DEBIAN_IMAGE names one or images/build.sh has one cached or can
+# make one (mmdebstrap from the network: minutes).
+if want debian-net; then
+	dimg=${UMARM_DEBIAN_IMAGE:-}
+	build=$here/../../../../images/build.sh
+	case $arch in x86_64) iarch=amd64 ;; *) iarch=$arch ;; esac
+	if [ -z "$dimg" ] && [ -x "$build" ]; then
+		dimg=$("$build" debian "$iarch" 2>"$T/dimg.log" | tail -n 1)
+	fi
+	if [ -z "$dimg" ] || [ ! -f "$dimg" ] || [ ! -x /usr/bin/passt ]; then
+		skip debian-net "needs the debian image (images/build.sh debian $iarch: $(tail -n 1 "$T/dimg.log" 2>/dev/null)) and passt"
+	else
+		echo "  debian image: $dimg"
+		u create dn1 --image "$dimg" --mem 256M --network passt >/dev/null 2>&1
+		expect debian-net.start 0 u start dn1
+		u exec dn1 --timeout 60 -- sh -c 'ip -4 addr; ip route; cat /etc/resolv.conf; systemctl is-active umarm-net.service' >"$T/o" 2>&1
+		grep_out debian-net.address "inet .* scope global" "$T/o"
+		grep_out debian-net.default_route "^default via " "$T/o"
+		if grep -q '^nameserver' /etc/resolv.conf 2>/dev/null; then
+			grep_out debian-net.resolv_conf "^nameserver " "$T/o"
+		fi
+		grep_out debian-net.unit_active "^active$" "$T/o"
+		expect debian-net.stop 0 u stop dn1
+	fi
 fi
 
 # The guest side of USB/IP of the minimal image (images/minimal/usbip.c,
