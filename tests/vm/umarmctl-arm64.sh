@@ -338,6 +338,7 @@ s=$(date +%s)
 env -u UMARM_CONFIG_DIR -u UMARM_STATE_DIR -u UMARM_RUNTIME_DIR \
 	UMARM_KERNEL=$W/k/linux UMARM_TEST_MODULES=$mods UMARMCTL=$U \
 	NOTIFY_LISTEN=$W/bin/notify-listen UMARM_TEST_USBIP=$W/bin/minimal-init \
+	UMARM_MINIMAL_IMAGE=$W/img/minimal-arm64.ext4 \
 	timeout -k 10 "$it_timeout" "$W/it/run.sh" $it_cases \
 	>"$O/integration.log" 2>&1
 echo "integration: rc=$? in $(( $(date +%s) - s ))s"

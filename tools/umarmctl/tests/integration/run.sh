@@ -18,7 +18,10 @@
 # follows the images/ contract, with the kernel's modules from
 # $UMARM_TEST_MODULES, else the lib/modules next to the kernel (a dev
 # build's modules/lib/modules, a package's modules), so that a guest on
-# vhost-user networking can load virtio_net.  python3 is optional (the
+# vhost-user networking can load virtio_net.  The minimal-net and
+# debian-net groups boot the project's own images: $UMARM_MINIMAL_IMAGE and
+# $UMARM_DEBIAN_IMAGE, else what images/build.sh of this tree gives (the
+# minimal one with ../../minimal-init as its init).  python3 is optional (the
 # emulated arm64 host has none): JSON, HTTP and sd_notify are checked
 # without it.  Network hot-plug needs a passt with --vhost-user:
 # $UMARM_PASST, else /usr/bin/passt if it has it (on bookworm, `make deps`
