@@ -3,14 +3,16 @@
  * init.c - PID 1 of the linux-uml-arm64 test images
  *
  * A boot gate that does as little as possible: mount the pseudo file
- * systems, print one marker line with what the guest sees, optionally
- * mount a host directory through hostfs and run one program, print its exit
- * status, then power the machine off.
+ * systems, optionally mount a host directory through hostfs and configure
+ * the network by DHCP, print one marker line with what the guest sees (it
+ * is also umarmctl's readiness marker, hence after /host and the network),
+ * optionally run one program, print its exit status, then power the
+ * machine off.
  *
  * Console protocol (one line each, written with a single write(2)):
  *
- *	UMARM_BOOT_OK uptime=<s> kernel=<release> machine=<m> pagesize=<bytes>
  *	UMARM_NET if=<interface> addr=<IPv4 address, or none>
+ *	UMARM_BOOT_OK uptime=<s> kernel=<release> machine=<m> pagesize=<bytes>
  *	UMARM_RUN_DONE rc=<exit status, or 128 + signal number>
  *	UMARM_INIT_ERROR <what failed>[: <strerror>]
  *
@@ -559,8 +561,6 @@ int main(int argc, char **argv)
 	mount_fs("tmpfs", "/tmp", "tmpfs", "mode=1777");
 	mount_fs("tmpfs", "/run", "tmpfs", "mode=0755");
 
-	print_boot_ok();
-
 	n = read_small_file("/proc/cmdline", cmdline, sizeof(cmdline));
 	if (n < 0) {
 		fail("read /proc/cmdline", -n);
@@ -577,6 +577,8 @@ int main(int argc, char **argv)
 	}
 	if (cmdline_get(cmdline, "umarm.net", val, sizeof(val)))
 		net_dhcp(val);
+	/* umarmctl's readiness marker: /host and the network are ready */
+	print_boot_ok();
 	if (cmdline_get(cmdline, "umarm.run", val, sizeof(val)))
 		run_and_report(val);
 
