@@ -33,6 +33,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #define VHCI_DIR	"/sys/devices/platform/vhci_hcd.0"
@@ -245,11 +246,37 @@ static int attach(const char *host, const char *busid)
 	return 0;
 }
 
+/* port_status() - a vhci-hcd port's VDEV_ST_* status, or -1 */
+static int port_status(unsigned int want)
+{
+	char line[256], hub[8];
+	unsigned int port, sta;
+	int found = -1;
+	FILE *f = fopen(VHCI_DIR "/status", "re");
+
+	if (!f)
+		return -1;
+	while (found < 0 && fgets(line, sizeof(line), f))
+		if (sscanf(line, "%7s %u %u", hub, &port, &sta) == 3 &&
+		    port == want)
+			found = (int)sta;
+	fclose(f);
+	return found;
+}
+
+/*
+ * detach() - give a port's device back
+ *
+ * vhci-hcd frees the port in its event thread after the write returns;
+ * wait (up to 5 s) until it has, so that an attach right after a detach
+ * finds the port free.
+ */
 static int detach(const char *p)
 {
+	const struct timespec tick = { .tv_nsec = 100 * 1000 * 1000 };
 	char *end, path[64];
 	long port = strtol(p, &end, 10);
-	int e;
+	int e, i;
 
 	if (!*p || *end || port < 0 || port > 9999)
 		return usage();
@@ -259,6 +286,11 @@ static int detach(const char *p)
 		return err("detach", -e);
 	snprintf(path, sizeof(path), STATE_DIR "/port%ld", port);
 	unlink(path);
+	for (i = 0; i < 50 && port_status(port) != VDEV_ST_NULL; i++)
+		nanosleep(&tick, NULL);
+	if (port_status(port) != VDEV_ST_NULL)
+		fprintf(stderr, "usbip: port %ld is still being released\n",
+			port);
 	printf("port %ld is now detached!\n", port);
 	return 0;
 }
