@@ -401,6 +401,25 @@ if want network && [ -x /usr/bin/passt ]; then
 	[ -n "$passt" ] && [ -d "/proc/$passt" ] && fail net.passt_stopped "passt $passt still runs" || pass net.passt_stopped
 fi
 
+# project_image RECIPE VAR - the image named by $VAR, else the one
+# images/build.sh RECIPE of this tree gives for this architecture; nothing
+# (and why in $T/RECIPE-image.log) when there is none
+project_image() {
+	eval "_img=\${$2:-}"
+	if [ -n "$_img" ]; then
+		[ -f "$_img" ] || echo "$2=$_img is not a file" >"$T/$1-image.log"
+		echo "$_img"
+		return
+	fi
+	_build=$here/../../../../images/build.sh
+	if [ ! -x "$_build" ]; then
+		echo "no $2 and no images/build.sh beside this suite" >"$T/$1-image.log"
+		return
+	fi
+	case $arch in x86_64) _a=amd64 ;; *) _a=$arch ;; esac
+	"$_build" "$1" "$_a" 2>"$T/$1-image.log" | tail -n 1
+}
+
 # The project's minimal image as umarmctl create gives it (images/minimal,
 # with this tree's minimal-init as the prebuilt init): with --network passt
 # umarmctl asks its init for DHCP (umarm.net=dhcp:IF), which configures the
@@ -408,14 +427,11 @@ fi
 # finds the address, the default route and passt's name server; without a
 # network init does nothing of the sort.
 if want minimal-net; then
-	mimg=${UMARM_MINIMAL_IMAGE:-}
-	build=$here/../../../../images/build.sh
-	case $arch in x86_64) iarch=amd64 ;; *) iarch=$arch ;; esac
-	if [ -z "$mimg" ] && [ -x "$build" ] && [ -x "$here/../../minimal-init" ]; then
-		mimg=$(UMARM_MINIMAL_INIT=$here/../../minimal-init "$build" minimal "$iarch" 2>"$T/mimg.log" | tail -n 1)
-	fi
+	[ ! -x "$here/../../minimal-init" ] ||
+		export UMARM_MINIMAL_INIT="$here/../../minimal-init"
+	mimg=$(project_image minimal UMARM_MINIMAL_IMAGE)
 	if [ -z "$mimg" ] || [ ! -f "$mimg" ] || [ ! -x /usr/bin/passt ]; then
-		skip minimal-net "needs the minimal image (images/build.sh minimal $iarch: $(tail -n 1 "$T/mimg.log" 2>/dev/null)) and passt"
+		skip minimal-net "needs the minimal image ($(tail -n 1 "$T/minimal-image.log" 2>/dev/null)) and passt"
 	else
 		echo "  minimal image: $mimg"
 		u create mn1 --image "$mimg" --mem 96M --network passt >/dev/null 2>&1
@@ -452,14 +468,9 @@ fi
 # UMARM_DEBIAN_IMAGE names one or images/build.sh has one cached or can
 # make one (mmdebstrap from the network: minutes).
 if want debian-net; then
-	dimg=${UMARM_DEBIAN_IMAGE:-}
-	build=$here/../../../../images/build.sh
-	case $arch in x86_64) iarch=amd64 ;; *) iarch=$arch ;; esac
-	if [ -z "$dimg" ] && [ -x "$build" ]; then
-		dimg=$("$build" debian "$iarch" 2>"$T/dimg.log" | tail -n 1)
-	fi
+	dimg=$(project_image debian UMARM_DEBIAN_IMAGE)
 	if [ -z "$dimg" ] || [ ! -f "$dimg" ] || [ ! -x /usr/bin/passt ]; then
-		skip debian-net "needs the debian image (images/build.sh debian $iarch: $(tail -n 1 "$T/dimg.log" 2>/dev/null)) and passt"
+		skip debian-net "needs the debian image ($(tail -n 1 "$T/debian-image.log" 2>/dev/null)) and passt"
 	else
 		echo "  debian image: $dimg"
 		u create dn1 --image "$dimg" --mem 256M --network passt >/dev/null 2>&1
