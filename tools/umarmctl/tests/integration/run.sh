@@ -420,6 +420,17 @@ project_image() {
 	"$_build" "$1" "$_a" 2>"$T/$1-image.log" | tail -n 1
 }
 
+# check_lease GROUP NAME - right after start, the guest has the address,
+# default route and (if the host has one) name server passt's DHCP offers
+check_lease() {
+	u exec "$2" --timeout 60 -- sh -c 'ip -4 addr; ip route; cat /etc/resolv.conf' >"$T/o" 2>&1
+	grep_out "$1.address" "inet .* scope global" "$T/o"
+	grep_out "$1.default_route" "^default via " "$T/o"
+	if grep -q '^nameserver' /etc/resolv.conf 2>/dev/null; then
+		grep_out "$1.resolv_conf" "^nameserver " "$T/o"
+	fi
+}
+
 # The project's minimal image as umarmctl create gives it (images/minimal,
 # with this tree's minimal-init as the prebuilt init): with --network passt
 # umarmctl asks its init for DHCP (umarm.net=dhcp:IF), which configures the
@@ -436,12 +447,7 @@ if want minimal-net; then
 		echo "  minimal image: $mimg"
 		u create mn1 --image "$mimg" --mem 96M --network passt >/dev/null 2>&1
 		expect minimal-net.start 0 u start mn1
-		u exec mn1 --timeout 30 -- sh -c 'ip -4 addr; ip route; cat /etc/resolv.conf' >"$T/o" 2>&1
-		grep_out minimal-net.address "inet .* scope global" "$T/o"
-		grep_out minimal-net.default_route "^default via " "$T/o"
-		if grep -q '^nameserver' /etc/resolv.conf 2>/dev/null; then
-			grep_out minimal-net.resolv_conf "^nameserver " "$T/o"
-		fi
+		check_lease minimal-net mn1
 		u logs mn1 >"$T/o" 2>&1
 		grep_out minimal-net.console "UMARM_NET if=[a-z0-9]* addr=[0-9]" "$T/o"
 		if grep -q UMARM_INIT_ERROR "$T/o"; then
@@ -475,12 +481,8 @@ if want debian-net; then
 		echo "  debian image: $dimg"
 		u create dn1 --image "$dimg" --mem 256M --network passt >/dev/null 2>&1
 		expect debian-net.start 0 u start dn1
-		u exec dn1 --timeout 60 -- sh -c 'ip -4 addr; ip route; cat /etc/resolv.conf; systemctl is-active umarm-net.service' >"$T/o" 2>&1
-		grep_out debian-net.address "inet .* scope global" "$T/o"
-		grep_out debian-net.default_route "^default via " "$T/o"
-		if grep -q '^nameserver' /etc/resolv.conf 2>/dev/null; then
-			grep_out debian-net.resolv_conf "^nameserver " "$T/o"
-		fi
+		check_lease debian-net dn1
+		u exec dn1 -- systemctl is-active umarm-net.service >"$T/o" 2>&1
 		grep_out debian-net.unit_active "^active$" "$T/o"
 		expect debian-net.stop 0 u stop dn1
 	fi
