@@ -42,7 +42,7 @@
 #include "util.h"
 
 #define GUEST_EXCHANGE	"/host"
-#define START_TIMEOUT_MS 15000
+#define START_TIMEOUT_MS 60000
 #define POLL_MIN_MS	5
 #define POLL_MAX_MS	100
 
