@@ -275,14 +275,17 @@ EOT
 		$APT update
 		touch "$stamp"
 	fi
-	libc_before=$(dpkg-query -W -f '${Version}' libc6)
+	# the host's own libc: libc6:arm64 (the cross build's) is new on a
+	# fresh host, and a bare "libc6" would list both
+	libc=libc6:$(dpkg --print-architecture)
+	libc_before=$(dpkg-query -W -f '${Version}' "$libc")
 	# shellcheck disable=SC2086
 	m=$(missing $BASE_PKGS $TOOLCHAIN $BPO_PKGS $SID_PKGS)
 	# shellcheck disable=SC2086
 	[ -z "$m" ] || $APT install $m
 	passt_backport
-	[ "$(dpkg-query -W -f '${Version}' libc6)" = "$libc_before" ] ||
-		die "libc6 changed version: the pinning in $APT_PREFS is wrong"
+	[ "$(dpkg-query -W -f '${Version}' "$libc")" = "$libc_before" ] ||
+		die "$libc changed version: the pinning in $APT_PREFS is wrong"
 	qv=$(dpkg-query -W -f '${Version}' qemu-system-arm)
 	dpkg --compare-versions "$qv" ge 1:8 ||
 		die "qemu-system-arm $qv is older than 8: bookworm-backports missing?"
