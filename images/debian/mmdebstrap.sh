@@ -36,6 +36,10 @@ rootfs_tarball() {
 		echo "$_tar"
 		return
 	fi
+	# mmdebstrap compresses the .tar.zst with zstd, and fails late
+	# (after the downloads) without it
+	need zstd zstd
+	need mmdebstrap mmdebstrap
 	mkdir -p "$CACHE_DIR/rootfs"
 	_incl=$(grep -v '^#' "$IMAGES_DIR/debian/packages" | paste -sd, -)
 	_mode=$(rootfs_mode)
