@@ -85,6 +85,18 @@ list() {
 # assemble ARCH WORK ROOT OUT SIZE - populate ROOT and make the image OUT
 assemble() {
 	recipe_populate "$1" "$2" "$3"
+	# Under fakeroot (a user's build) the files are really the user's,
+	# with the modes the image is to record: one that is 0000 there (sid's
+	# /etc/gshadow-) is unreadable for mkfs.ext4 -d ("Permission denied
+	# while opening gshadow- to copy").  Give the user access below
+	# fakeroot (chmod without its LD_PRELOAD), so its database, and so the
+	# image, keep the original mode.  One chmod per node, as find reaches
+	# it: a 0000 directory must be opened before find descends into it.
+	if [ -n "${FAKEROOTKEY:-}" ]; then
+		find "$3" \( \( -type f ! -perm -u=r \) -o \( -type d ! -perm -u=rx \) \) \
+			-exec env -u LD_PRELOAD chmod u+rX {} \; ||
+			die "cannot make $3 readable for mkfs.ext4"
+	fi
 	mkfs.ext4 -q -F -L "umarm-$RECIPE" -d "$3" "$4" "$5" >&2 ||
 		die "mkfs.ext4 -d $3 failed"
 }
