@@ -43,6 +43,14 @@ rootfs_tarball() {
 	mkdir -p "$CACHE_DIR/rootfs"
 	_incl=$(grep -v '^#' "$IMAGES_DIR/debian/packages" | paste -sd, -)
 	_mode=$(rootfs_mode)
+	if [ "$_mode" = unshare ] && [ "$(id -u)" != 0 ]; then
+		# a user's unshare mode maps the image's uids through these
+		need newuidmap uidmap
+		grep -q "^$(id -un):" /etc/subuid 2>/dev/null ||
+			die "$(id -un) has no subordinate uids in /etc/subuid, which mmdebstrap's" \
+				"unshare mode needs: sudo usermod --add-subuids 100000-165535" \
+				"--add-subgids 100000-165535 $(id -un)"
+	fi
 	_t0=$(date +%s)
 	log "mmdebstrap $_suite $_arch ($_mode mode; several minutes for arm64)"
 	# Docs, man pages and locales are left out, and the dpkg options stay
