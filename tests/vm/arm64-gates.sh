@@ -8,7 +8,8 @@
 # 16k:register-torture, 4k:refused (a 4K kernel on this host must refuse to
 # boot with a message naming both page sizes), 4k:seccomp-refused
 # (seccomp=on must stop the boot with a message while arm64 has no SECCOMP
-# userspace).  The UML kernels come from
+# userspace), 4k:pac-unavailable (on a host whose stubs cannot turn pointer
+# authentication off, made by guest/nopacprctl.c, the boot says so).  The UML kernels come from
 # kernel/build.sh (arm64-4k, arm64-16k), the images from images/build.sh
 # (minimal, debian for arm64; ARM64_KERNEL_4K and ARM64_KERNEL_16K name
 # kernels built elsewhere), the guest programs from
@@ -129,6 +130,17 @@ run_case() {
 			--image "$CI_WORK/img/minimal.ext4" --timeout 120 \
 			--marker "seccomp=on is not implemented on this architecture" \
 			--artifacts "$CI_OUT/$name" -- seccomp=on 2>&1 | tail -n 1)
+	elif [ "$gate" = pac-unavailable ]; then
+		# A host with pointer authentication but without
+		# PR_PAC_SET_ENABLED_KEYS (5.0-5.12), made by a seccomp filter
+		# (guest/nopacprctl.c): the boot must say what that means.
+		printf '#!/bin/sh\nexec %s %s "$@"\n' "$GUEST_PREBUILT/nopacprctl" \
+			"$KERNEL" >"/tmp/$name-linux"
+		chmod +x "/tmp/$name-linux"
+		line=$("$gates/lib/run-gate" --name "$name" --kernel "/tmp/$name-linux" \
+			--image "$CI_WORK/img/minimal.ext4" --timeout 300 --run /bin/true \
+			--marker "cannot turn it off per process" \
+			--artifacts "$CI_OUT/$name" 2>&1 | tail -n 1)
 	else
 		line=$("$gates/$gate" 2>&1 | tail -n 1)
 	fi
