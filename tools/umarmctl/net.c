@@ -37,11 +37,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 
+#include "child.h"
 #include "net.h"
 #include "log.h"
 #include "util.h"
@@ -325,8 +325,8 @@ static void port_args(const struct conf_port *ports, int nports, char **argv,
 static int spawn_passt(struct net *n, const struct inst *in, char **argv,
 		       int keep_fd)
 {
+	pid_t self = getpid(), pid;
 	char log[PATH_LEN];
-	pid_t pid;
 
 	inst_path(in, log, 0, "passt.log");
 	pid = fork();
@@ -336,8 +336,12 @@ static int spawn_passt(struct net *n, const struct inst *in, char **argv,
 		int fd = open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC,
 			      0644);
 
-		/* passt must not outlive its supervisor */
-		prctl(PR_SET_PDEATHSIG, SIGTERM);
+		/* our blocked SIGTERM would make net_stop() wait for
+		 * PASST_STOP_MS and SIGKILL; PDEATHSIG may not survive
+		 * passt's sandboxing, hence child_watch()
+		 */
+		child_signals_reset();
+		child_die_with(self, SIGTERM);
 		if (fd >= 0) {
 			dup2(fd, 1);
 			dup2(fd, 2);
@@ -460,8 +464,8 @@ static int passt_sock_failed(struct net *n, const struct inst *in,
  * dropping its privileges or entering its user namespace, so @one_off is
  * what ends a hot-plugged passt if the supervisor is SIGKILLed (UML dies
  * with it); it would also end the configured one when the guest reboots
- * (UML re-executes itself and reconnects), so that one does without, and
- * reap_orphans() catches it at the next start.
+ * (UML re-executes itself and reconnects), so that one does without and
+ * gets a watcher instead (child_watch()).
  *
  * Return: 0 on success, negative errno on failure (message printed)
  */
@@ -496,6 +500,12 @@ int net_spawn_vhost_user(struct net *n, const struct inst *in,
 	rc = spawn_passt(n, in, argv, -1);
 	if (rc)
 		return rc;
+	/* without --one-off, nothing else ends it if we are killed */
+	if (!one_off) {
+		n->watch = child_watch(n->passt);
+		if (n->watch < 0)
+			n->watch = 0;
+	}
 	deadline = boot_ms() + PASST_SOCK_WAIT_MS;
 	while (stat(n->sock, &st) || !S_ISSOCK(st.st_mode) ||
 	       !sock_listening(n->sock)) {
@@ -731,6 +741,11 @@ void net_stop(struct net *n)
 	if (n->uml_fd >= 0)
 		close(n->uml_fd);
 	n->ufd = n->pfd = n->uml_fd = -1;
+	if (n->watch > 0) {
+		kill(n->watch, SIGKILL);
+		waitpid(n->watch, NULL, 0);
+		n->watch = 0;
+	}
 	if (n->passt > 0) {
 		uint64_t deadline = boot_ms() + PASST_STOP_MS;
 

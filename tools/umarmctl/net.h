@@ -33,6 +33,7 @@
 struct net {
 	int backend;
 	pid_t passt;
+	pid_t watch;
 	int uml_fd;
 	int ufd;
 	int pfd;

@@ -41,7 +41,6 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-#include <sys/prctl.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -49,6 +48,7 @@
 #include <sys/wait.h>
 
 #include "supervise.h"
+#include "child.h"
 #include "disk.h"
 #include "host.h"
 #include "lock.h"
@@ -910,20 +910,16 @@ static int build_argv(struct sup *s, const char *kernel, char **argv,
  * @argv:	command line
  * @cons:	UML's end of the console socketpair
  * @exec:	UML's end of the exec channel socketpair, or -1
- * @oldmask:	signal mask to restore in the child
  *
  * Return: 0 on success, negative errno on failure
  */
-static int spawn_uml(struct sup *s, char **argv, int cons, int exec,
-		     const sigset_t *oldmask)
+static int spawn_uml(struct sup *s, char **argv, int cons, int exec)
 {
-	pid_t pid = fork();
+	pid_t self = getpid(), pid = fork();
 
 	if (pid < 0)
 		return -errno;
 	if (!pid) {
-		int i;
-
 		/* Own process group: a terminal's ^C reaches us, not UML */
 		setpgid(0, 0);
 		/* SIGKILL, not SIGTERM: UML's SIGTERM handler (last_ditch_exit
@@ -934,10 +930,8 @@ static int spawn_uml(struct sup *s, char **argv, int cons, int exec,
 		 * the guest has no console, and the next start cleans up
 		 * after a SIGKILLed kernel anyway.
 		 */
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		sigprocmask(SIG_SETMASK, oldmask, NULL);
-		for (i = 1; i < NSIG; i++)
-			signal(i, SIG_DFL);
+		child_signals_reset();
+		child_die_with(self, SIGKILL);
 		dup2(cons, 0);
 		dup2(cons, 1);
 		dup2(cons, 2);
@@ -1109,8 +1103,8 @@ static void exit_text(struct sup *s, char *buf, size_t len)
  * the kernel process itself was SIGKILLed by someone else.  Any process
  * whose command line carries this instance's "uml_dir=RUNDIR/NAME/" is
  * such a leftover once LOCK_RUN is free; so is a passt serving a socket
- * in RUNDIR/NAME/ (it survives a SIGKILLed supervisor when it runs
- * without --one-off: see net_spawn_vhost_user()).
+ * in RUNDIR/NAME/ (its watcher, see net_spawn_vhost_user(), stops it
+ * when the supervisor is SIGKILLed, unless that was killed too).
  *
  * Return: number of processes killed
  */
@@ -1173,7 +1167,7 @@ int supervise(const struct inst *in, const struct conf *c, int ready_fd)
 	char kernel[PATH_LEN], path[PATH_LEN], prefix[96], *argv[MAX_UML_ARGS];
 	char *store = NULL, how[96];
 	int runlock, sp[2], ex[2] = { -1, -1 }, rc, i;
-	sigset_t mask, oldmask;
+	sigset_t mask;
 	struct sup *s;
 
 	snprintf(prefix, sizeof(prefix), "umarmctl[%s]", in->name);
@@ -1243,7 +1237,7 @@ int supervise(const struct inst *in, const struct conf *c, int ready_fd)
 	sigaddset(&mask, SIGTERM);
 	sigaddset(&mask, SIGINT);
 	sigaddset(&mask, SIGHUP);
-	sigprocmask(SIG_BLOCK, &mask, &oldmask);
+	sigprocmask(SIG_BLOCK, &mask, NULL);
 	signal(SIGPIPE, SIG_IGN);
 	s->sigfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
 
@@ -1320,7 +1314,7 @@ int supervise(const struct inst *in, const struct conf *c, int ready_fd)
 	s->t0 = boot_ms();
 	s->ready_deadline = s->t0 + c->ready_timeout * 1000ULL;
 	s->st.started = now_ms();
-	rc = spawn_uml(s, argv, sp[1], ex[1], &oldmask);
+	rc = spawn_uml(s, argv, sp[1], ex[1]);
 	close(sp[1]);
 	if (ex[1] >= 0)
 		close(ex[1]);

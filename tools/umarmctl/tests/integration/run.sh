@@ -105,6 +105,18 @@ grep_out() {
 		fail "$1" "no '$2' in $(basename "$3"): $(head -c 300 "$3")"
 	fi
 }
+# running PID - PID is a process that has not exited (a zombie has: the
+# PID 1 of a container may reap late)
+running() {
+	[ -n "$1" ] && [ -r "/proc/$1/status" ] &&
+		! grep -q '^State:.*Z' "/proc/$1/status" 2>/dev/null
+}
+# listening PORT - something listens on TCP PORT (any address)
+listening() {
+	_hex=$(printf ':%04X ' "$1")
+	awk 'NR > 1 && $4 == "0A"' /proc/net/tcp /proc/net/tcp6 2>/dev/null |
+		grep -q "^ *[0-9]*: [0-9A-F]*$_hex"
+}
 want() {
 	[ -z "$CASES" ] && return 0
 	case " $CASES " in
@@ -399,6 +411,24 @@ if want network && [ -x /usr/bin/passt ]; then
 	passt=$(sed -n 's/^passt=//p' "$T/run/n1/state")
 	expect net.stop 0 u stop n1
 	[ -n "$passt" ] && [ -d "/proc/$passt" ] && fail net.passt_stopped "passt $passt still runs" || pass net.passt_stopped
+	# kill -9 of the supervisor: passt (which PR_SET_PDEATHSIG cannot
+	# reach) and the kernel go within seconds, and the forward with them
+	expect net.kill9.start 0 u start n1
+	passt=$(sed -n 's/^passt=//p' "$T/run/n1/state")
+	uml=$(sed -n 's/^uml=//p' "$T/run/n1/state")
+	sup=$(sed -n 's/^supervisor=//p' "$T/run/n1/state")
+	kill -9 "$sup"
+	for _ in $(seq 25); do
+		running "$passt" || running "$uml" || break
+		sleep 0.2
+	done
+	running "$passt" && fail net.kill9.passt_gone "passt $passt survived its supervisor: $(grep -E 'State|SigBlk' "/proc/$passt/status" | tr '\n' ' ')" ||
+		pass net.kill9.passt_gone
+	running "$uml" && fail net.kill9.kernel_gone "kernel $uml survived its supervisor" ||
+		pass net.kill9.kernel_gone
+	listening 18321 && fail net.kill9.port_free "127.0.0.1:18321 still forwarded" ||
+		pass net.kill9.port_free
+	u kill n1 >/dev/null 2>&1
 fi
 
 # project_image RECIPE VAR - the image named by $VAR, else the one

@@ -1,0 +1,129 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* umarmctl - manage User-Mode Linux instances
+ *
+ * child.c - the signal state of the programs the supervisor starts
+ *
+ * The supervisor blocks SIGCHLD, SIGTERM, SIGINT and SIGHUP (it reads them
+ * from a signalfd) and ignores SIGPIPE.  A blocked mask and ignored
+ * signals survive fork() and execve(): a passt started with them never
+ * sees a SIGTERM, neither ours (net_stop()) nor its PR_SET_PDEATHSIG, and
+ * kept the host ports it forwards after a kill -9 of the supervisor.  So
+ * every child resets both between fork() and execve().
+ *
+ * That is not enough for passt: PR_SET_PDEATHSIG does not survive its
+ * sandboxing (it still ran after a kill -9 of its parent, as root and as
+ * an ordinary user, passt 2025), so a passt that does not exit by itself
+ * (vhost-user without --one-off) gets a watcher: a forked umarmctl that
+ * does nothing but wait for the supervisor's death and then stop passt.
+ */
+
+#define _GNU_SOURCE
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <unistd.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+
+#include "child.h"
+
+/**
+ * child_signals_reset() - give a forked child the default signal state
+ *
+ * Call in the child before execve(): empty mask, default dispositions
+ * (signal() fails harmlessly for SIGKILL, SIGSTOP and the C library's
+ * internal real-time signals).
+ */
+void child_signals_reset(void)
+{
+	sigset_t none;
+	int sig;
+
+	for (sig = 1; sig < NSIG; sig++)
+		signal(sig, SIG_DFL);
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+}
+
+/**
+ * child_die_with() - make a forked child end when its parent does
+ * @parent:	the parent's pid, taken before fork()
+ * @sig:	signal the child gets when the parent dies
+ *
+ * Call after child_signals_reset(), or a blocked @sig stays pending.  If
+ * the parent died between fork() and prctl(), PR_SET_PDEATHSIG will never
+ * fire (the child was already reparented): getppid() tells, and the child
+ * exits at once.  PR_SET_PDEATHSIG is cleared when the child's
+ * credentials change (a setuid exec, passt dropping to nobody as root).
+ */
+void child_die_with(pid_t parent, int sig)
+{
+	prctl(PR_SET_PDEATHSIG, sig);
+	if (getppid() != parent)
+		_exit(127);
+}
+
+/* the watched program gets this long to exit after SIGTERM */
+#define WATCH_TERM_MS	1000
+
+/**
+ * watch_stop() - stop the watched process: SIGTERM, then SIGKILL
+ * @pidfd:	pidfd of it, or -1 (kernel before 5.3: signal by pid)
+ * @pid:	its pid
+ */
+static void watch_stop(int pidfd, pid_t pid)
+{
+	struct pollfd p = { .fd = pidfd, .events = POLLIN };
+
+	if (pidfd < 0) {
+		kill(pid, SIGTERM);
+		usleep(WATCH_TERM_MS * 1000);
+		kill(pid, SIGKILL);
+		return;
+	}
+	/* a pidfd is readable once the process exited */
+	if (syscall(SYS_pidfd_send_signal, pidfd, SIGTERM, NULL, 0) ||
+	    poll(&p, 1, WATCH_TERM_MS) > 0)
+		return;
+	syscall(SYS_pidfd_send_signal, pidfd, SIGKILL, NULL, 0);
+}
+
+/**
+ * child_watch() - stop a child of ours if we die before it
+ * @target:	the child, not yet reaped
+ *
+ * Forks a watcher that keeps no descriptor of ours (a socket or pipe it
+ * held would stay open after our death) and sleeps until its
+ * PR_SET_PDEATHSIG; its credentials never change, so that one fires.
+ * It holds a pidfd of @target (Linux 5.3; a pid before that) taken while
+ * @target is our unreaped child, so it cannot signal a recycled pid.
+ * Kill the watcher (SIGKILL) before stopping @target the normal way.
+ *
+ * Return: the watcher's pid, negative errno on failure
+ */
+pid_t child_watch(pid_t target)
+{
+	pid_t self = getpid(), pid;
+	sigset_t term;
+	int pidfd, sig;
+
+	pid = fork();
+	if (pid)
+		return pid < 0 ? -errno : pid;
+
+	child_signals_reset();
+	/* close_range(): Linux 5.9 */
+	if (syscall(SYS_close_range, 0U, ~0U, 0U))
+		for (sig = 0; sig < 1024; sig++)
+			close(sig);
+	pidfd = syscall(SYS_pidfd_open, target, 0);
+	sigemptyset(&term);
+	sigaddset(&term, SIGTERM);
+	sigprocmask(SIG_BLOCK, &term, NULL);
+	prctl(PR_SET_NAME, "umarmctl-watch");
+	prctl(PR_SET_PDEATHSIG, SIGTERM);
+	if (getppid() == self)
+		sigwait(&term, &sig);
+	watch_stop(pidfd, target);
+	_exit(0);
+}
