@@ -66,6 +66,8 @@
 #define HALT_TIMEOUT_MS		5000
 #define KILL_TIMEOUT_MS		5000
 #define MC_TIMEOUT_MS		2000
+/* systemd's timeouts get this much beyond ours: reaping, writing state */
+#define EXTEND_MARGIN_MS	5000
 #define LINE_MAX_SCAN		512
 
 static const char *default_ready[] = { "UMARM_BOOT_OK",
@@ -279,6 +281,26 @@ static void hotplug_add(struct sup *s, const char *args, char *reply,
 	publish_nif(s);
 	snprintf(reply, len, "OK net%u virtio-uml.%u %d\n", id, h->plat,
 		 (int)h->n.passt);
+}
+
+/**
+ * notify_extend() - tell systemd how long the current phase may still take
+ * @ms:		milliseconds from now, our own deadline included
+ * @what:	the rest of the message ("READY=1", "STOPPING=1", ...)
+ *
+ * The unit's TimeoutStartSec= and TimeoutStopSec= are fixed, while
+ * ready-timeout and stop-timeout come from the instance's configuration:
+ * EXTEND_TIMEOUT_USEC= (systemd 236) makes systemd wait as long as the
+ * configuration says (it never shortens the unit's own timeout).  One
+ * message per phase is enough: our deadline is fixed when it is sent.
+ */
+static void notify_extend(uint64_t ms, const char *what)
+{
+	char msg[160];
+
+	snprintf(msg, sizeof(msg), "%s\nEXTEND_TIMEOUT_USEC=%llu", what,
+		 (unsigned long long)(ms + EXTEND_MARGIN_MS) * 1000);
+	sd_notify_msg(msg);
 }
 
 /**
@@ -553,7 +575,10 @@ static void stop_start(struct sup *s, int hard)
 	if (s->uml_done)
 		return;
 	if (s->stop == STOP_NONE) {
-		sd_notify_msg("STOPPING=1\nSTATUS=Shutting down the guest");
+		/* the longest way: cad, halt, SIGKILL */
+		notify_extend(s->c->stop_timeout * 1000ULL + HALT_TIMEOUT_MS +
+			      KILL_TIMEOUT_MS,
+			      "STOPPING=1\nSTATUS=Shutting down the guest");
 		publish(s, "stopping");
 		if (!s->ready)
 			tell_starter(s, 0, EX_BOOT, "stopped while booting");
@@ -1331,7 +1356,10 @@ int supervise(const struct inst *in, const struct conf *c, int ready_fd)
 	}
 	s->st.uml = s->uml;
 	publish(s, "booting");
-	sd_notify_msg("STATUS=Booting the guest");
+	/* a guest that never boots is SIGKILLed at ready_deadline */
+	notify_extend(s->ready_deadline > boot_ms() ?
+		      s->ready_deadline - boot_ms() + KILL_TIMEOUT_MS :
+		      KILL_TIMEOUT_MS, "STATUS=Booting the guest");
 
 	loop(s);
 	/* helpers of a kernel killed from outside would keep its disks */

@@ -340,8 +340,13 @@ if want console; then
 	# emulated guest (tests/vm) can be slower than that to answer
 	(echo 'echo console-$((6*7))'; sleep 3) | u console v1 >"$T/o" 2>&1
 	grep_out console.io "console-42" "$T/o"
-	# systemd protocol of "umarmctl run": READY=1 after boot, STOPPING=1
+	# systemd protocol of "umarmctl run": READY=1 after boot, STOPPING=1;
+	# EXTEND_TIMEOUT_USEC= makes the configured timeouts, not the unit's
+	# fixed ones, count: at least ready-timeout while booting, and
+	# stop-timeout plus halt and kill (5 s each) while stopping
 	u stop v1 >/dev/null 2>&1
+	sed -i -e 's/^ready-timeout = .*/ready-timeout = 400/' \
+		-e 's/^stop-timeout = .*/stop-timeout = 200/' "$T/etc/instances/v1.conf"
 	"$NOTIFY_LISTEN" "$T/notify.sock" 60 >"$T/notify.log" 2>&1 &
 	lp=$!
 	sleep 0.5
@@ -358,6 +363,14 @@ if want console; then
 	rc=$?
 	wait "$lp"
 	grep_out notify.stopping "STOPPING=1" "$T/notify.log"
+	ext_boot=$(sed -n '/READY=1/q; s/.*EXTEND_TIMEOUT_USEC=\([0-9]*\).*/\1/p' "$T/notify.log" | tail -n 1)
+	ext_stop=$(sed -n 's/.*STOPPING=1.*EXTEND_TIMEOUT_USEC=\([0-9]*\).*/\1/p' "$T/notify.log")
+	[ "${ext_boot:-0}" -ge 400000000 ] && [ "$ext_boot" -le 420000000 ] &&
+		pass notify.extend_boot ||
+		fail notify.extend_boot "EXTEND_TIMEOUT_USEC '$ext_boot' before READY=1, wanted 400 s to 420 s: $(head -c 300 "$T/notify.log")"
+	[ "${ext_stop:-0}" -ge 210000000 ] && [ "$ext_stop" -le 230000000 ] &&
+		pass notify.extend_stop ||
+		fail notify.extend_stop "EXTEND_TIMEOUT_USEC '$ext_stop' with STOPPING=1, wanted 210 s to 230 s: $(tail -c 300 "$T/notify.log")"
 	[ "$rc" = 0 ] && pass notify.clean_exit || fail notify.clean_exit "run exited $rc"
 fi
 
