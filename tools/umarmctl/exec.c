@@ -22,6 +22,10 @@
  * stderr kept apart, no terminal in between), several execs can run at
  * once, and nothing is left in the guest.  If no shell picks up the line
  * within the start timeout, the error says so.
+ *
+ * The job directory is the guest's too: the host opens everything in it
+ * relative to directory descriptors with O_NOFOLLOW, and removes it with
+ * rmtree_at(), never by path.
  */
 
 #define _GNU_SOURCE
@@ -37,6 +41,7 @@
 #include "cmd.h"
 #include "lock.h"
 #include "log.h"
+#include "rmtree.h"
 #include "state.h"
 #include "supervise.h"
 #include "util.h"
@@ -225,21 +230,23 @@ static int job_gone(int jfd)
  * @in:		instance
  * @id:		job id
  * @dir:	host path of the job directory, PATH_LEN bytes
+ * @jobs:	descriptor of its parent "jobs", for rmtree_at() at the end
  *
  * Return: descriptor of the new directory, negative errno on failure
  */
-static int job_dir(const struct inst *in, const char *id, char *dir)
+static int job_dir(const struct inst *in, const char *id, char *dir,
+		   int *jobs)
 {
-	char jobs[PATH_LEN];
+	char path[PATH_LEN];
 	int dfd, jfd;
 
-	if (pathf(jobs, "%s/%s/jobs", in->state, EXCHANGE_DIR) ||
-	    pathf(dir, "%s/%s", jobs, id))
+	if (pathf(path, "%s/%s/jobs", in->state, EXCHANGE_DIR) ||
+	    pathf(dir, "%s/%s", path, id))
 		return -ENAMETOOLONG;
 	/* "exchange" is the hostfs root, which the guest cannot replace;
 	 * "jobs" inside it could have become a symlink.
 	 */
-	dfd = open(jobs, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	dfd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (dfd < 0)
 		return -errno;
 	if (mkdirat(dfd, id, 0700)) {
@@ -249,9 +256,13 @@ static int job_dir(const struct inst *in, const char *id, char *dir)
 		return rc;
 	}
 	jfd = openat(dfd, id, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (jfd < 0)
+	if (jfd < 0) {
 		jfd = -errno;
-	close(dfd);
+		rmtree_at(dfd, id);
+		close(dfd);
+		return jfd;
+	}
+	*jobs = dfd;
 	return jfd;
 }
 
@@ -276,7 +287,7 @@ int exec_in_guest(const struct inst *in, char **cmd, int ncmd,
 	unsigned int wait = POLL_MIN_MS;
 	struct sigaction sa = { .sa_handler = on_signal };
 	struct state st;
-	int rc = EX_EXEC, r, jfd, status;
+	int rc = EX_EXEC, r, jfd, jobs = -1, status;
 	static unsigned int seq;
 
 	inst_path(in, sp, 1, STATE_FILE);
@@ -295,7 +306,7 @@ int exec_in_guest(const struct inst *in, char **cmd, int ncmd,
 		 (unsigned long long)now_ms(), seq++);
 	if (pathf(gdir, "%s/jobs/%s", GUEST_EXCHANGE, id))
 		return EX_EXEC;
-	jfd = job_dir(in, id, dir);
+	jfd = job_dir(in, id, dir, &jobs);
 	if (jfd < 0) {
 		err("%s: cannot create the job directory %s: %s", in->name, dir,
 		    strerror(-jfd));
@@ -372,7 +383,8 @@ int exec_in_guest(const struct inst *in, char **cmd, int ncmd,
 	}
 out:
 	close(jfd);
-	rm_rf(dir);
+	rmtree_at(jobs, id);
+	close(jobs);
 	return rc;
 }
 

@@ -193,6 +193,30 @@ if want basic; then
 	expect exec.after_resume 0 u exec a1 -- true
 	u logs a1 >"$T/log"
 	grep_out logs.boot_marker UMARM_BOOT_OK "$T/log"
+	# the guest swaps /host/jobs for a symlink to a host directory while
+	# its job runs: the host removes the job through the descriptor it
+	# opened, not by a path that now leads into that directory
+	mkdir -p "$T/victim2"
+	u exec a1 --timeout 8 -- sh -c 'ls /host/jobs > /host/swap-id; while [ ! -e /host/swap-go ]; do sleep 0.1; done; mv /host/jobs /host/jobs.moved; ln -s '"$T/victim2"' /host/jobs; echo swapped > /host/swap-done; sleep 60' </dev/null >/dev/null 2>&1 &
+	ep=$!
+	for _ in $(seq 50); do
+		[ -s "$T/lib/a1/exchange/swap-id" ] && break
+		sleep 0.1
+	done
+	id=$(head -n 1 "$T/lib/a1/exchange/swap-id" 2>/dev/null)
+	mkdir -p "$T/victim2/${id:-none}"
+	echo precious >"$T/victim2/${id:-none}/precious"
+	: >"$T/lib/a1/exchange/swap-go"
+	wait "$ep"
+	if [ -z "$id" ] || [ ! -e "$T/lib/a1/exchange/swap-done" ]; then
+		fail exec.swapped_jobs "the guest did not swap /host/jobs (id '$id')"
+	elif [ -f "$T/victim2/$id/precious" ]; then
+		pass exec.swapped_jobs
+	else
+		fail exec.swapped_jobs "the host removed $T/victim2/$id/precious through the guest's symlink"
+	fi
+	rm -f "$T/lib/a1/exchange/jobs" "$T/lib/a1/exchange/swap-"*
+	mv "$T/lib/a1/exchange/jobs.moved" "$T/lib/a1/exchange/jobs"
 	# the guest owns /host: a symlink planted there must not make the
 	# host write (or read) elsewhere
 	mkdir -p "$T/victim"

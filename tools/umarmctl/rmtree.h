@@ -1,0 +1,12 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later
+ * umarmctl - manage User-Mode Linux instances
+ *
+ * rmtree.h - remove a tree that someone else may be changing
+ */
+
+#ifndef UMARM_RMTREE_H
+#define UMARM_RMTREE_H
+
+int rmtree_at(int dfd, const char *name);
+
+#endif /* UMARM_RMTREE_H */
