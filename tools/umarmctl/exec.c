@@ -10,22 +10,25 @@
  *
  *   1. the client writes /host/jobs/ID/{cmd,in,run}: the quoted command,
  *      its standard input, and a wrapper;
- *   2. it asks the supervisor to type "(sh /host/jobs/ID/run ... &)" on
- *      the console, after ^U to clear any half-typed line;
+ *   2. it asks the supervisor to type a line on the console (after ^U to
+ *      clear any half-typed line) that copies them into a root-only
+ *      directory of the guest, checks the copies against their SHA-256
+ *      and runs the wrapper in the background (job.c: the exchange
+ *      directory is writable by a guest user with the host user's uid);
  *   3. the wrapper touches "started", runs the command with stdin, stdout
  *      and stderr redirected to files of the job directory, and records
  *      $? in "rc" with a write-then-rename, so "rc" appears complete;
  *   4. the client copies out/err to its stdout/stderr as they grow and
  *      exits with the number in "rc".
  *
+ * The job directory is the guest's too: the host opens everything in it
+ * relative to directory descriptors with O_NOFOLLOW, and removes it with
+ * rmtree_at(), never by path.
+ *
  * Output and exit status are therefore exact (byte for byte, stdout and
  * stderr kept apart, no terminal in between), several execs can run at
  * once, and nothing is left in the guest.  If no shell picks up the line
  * within the start timeout, the error says so.
- *
- * The job directory is the guest's too: the host opens everything in it
- * relative to directory descriptors with O_NOFOLLOW, and removes it with
- * rmtree_at(), never by path.
  */
 
 #define _GNU_SOURCE
@@ -39,6 +42,7 @@
 #include <sys/stat.h>
 
 #include "cmd.h"
+#include "job.h"
 #include "lock.h"
 #include "log.h"
 #include "rmtree.h"
@@ -66,19 +70,22 @@ static void on_signal(int sig)
  * copy_stdin() - save our standard input into the job's "in" file
  * @jfd:	job directory
  * @pass:	copy stdin (otherwise create the file empty)
+ * @hex:	SHA-256 of what was written
  *
  * Return: 0 on success, negative errno on failure
  */
-static int copy_stdin(int jfd, int pass)
+static int copy_stdin(int jfd, int pass, char hex[SHA256_HEX_LEN])
 {
 	char buf[65536];
 	int fd = openat(jfd, "in", O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
 			O_CLOEXEC, 0600);
+	struct sha256 h;
 	int rc = 0;
 	ssize_t n;
 
 	if (fd < 0)
 		return -errno;
+	sha256_init(&h);
 	while (pass && (n = read(0, buf, sizeof(buf))) != 0) {
 		if (n < 0 && errno == EINTR)
 			continue;
@@ -86,9 +93,11 @@ static int copy_stdin(int jfd, int pass)
 			rc = -EIO;
 			break;
 		}
+		sha256_update(&h, buf, n);
 	}
 	if (close(fd) && !rc)
 		rc = -errno;
+	sha256_hex(&h, hex);
 	return rc;
 }
 
@@ -123,13 +132,16 @@ static void pump(int jfd, const char *name, off_t *off, int out)
  * @name:	file name
  * @buf:	contents
  * @len:	length
+ * @hex:	SHA-256 of the contents
  *
  * Return: 0 on success, negative errno on failure
  */
-static int put_file(int jfd, const char *name, const char *buf, size_t len)
+static int put_file(int jfd, const char *name, const char *buf, size_t len,
+		    char hex[SHA256_HEX_LEN])
 {
 	int fd = openat(jfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
 			O_CLOEXEC, 0600);
+	struct sha256 h;
 	int rc;
 
 	if (fd < 0)
@@ -137,6 +149,9 @@ static int put_file(int jfd, const char *name, const char *buf, size_t len)
 	rc = write_all(fd, buf, len);
 	if (close(fd) && !rc)
 		rc = -errno;
+	sha256_init(&h);
+	sha256_update(&h, buf, len);
+	sha256_hex(&h, hex);
 	return rc;
 }
 
@@ -172,44 +187,53 @@ static int read_rc(int jfd, int *rc)
  * @gdir:	the same directory as the guest sees it
  * @cmd:	command and arguments
  * @ncmd:	number of them
+ * @dg:		their digests (dg->in is set by copy_stdin())
  *
  * Return: 0 on success, negative errno on failure
  */
-static int write_job(int jfd, const char *gdir, char **cmd, int ncmd)
+static int write_job(int jfd, const char *gdir, char **cmd, int ncmd,
+		     struct job_digests *dg)
 {
-	size_t size = 256, o;
+	size_t len;
 	char *buf;
-	int i, rc;
+	int rc;
 
-	for (i = 0; i < ncmd; i++)
-		size += 4 * strlen(cmd[i]) + 3;
-	buf = malloc(size);
+	buf = job_cmd_text(cmd, ncmd, &len);
 	if (!buf)
-		return -ENOMEM;
-	o = snprintf(buf, size, "exec");
-	for (i = 0; i < ncmd; i++) {
-		buf[o++] = ' ';
-		if (sh_quote(cmd[i], buf + o, size - o)) {
-			free(buf);
-			return -E2BIG;
-		}
-		o += strlen(buf + o);
-	}
-	buf[o++] = '\n';
-	rc = put_file(jfd, "cmd", buf, o);
+		return -errno;
+	rc = put_file(jfd, "cmd", buf, len, dg->cmd);
 	free(buf);
 	if (rc)
 		return rc;
-
-	buf = xasprintf("J=%s\n"
-			": > \"$J/started\"\n"
-			"cd / 2>/dev/null\n"
-			"sh \"$J/cmd\" < \"$J/in\" > \"$J/out\" 2> \"$J/err\"\n"
-			"echo $? > \"$J/rc.tmp\" && mv \"$J/rc.tmp\" \"$J/rc\"\n",
-			gdir);
-	rc = put_file(jfd, "run", buf, strlen(buf));
+	buf = job_run_text(gdir);
+	rc = put_file(jfd, "run", buf, strlen(buf), dg->run);
 	free(buf);
 	return rc;
+}
+
+/**
+ * job_refused() - whether the guest's root shell refused the job
+ * @jfd:	job directory
+ * @why:	"copy" or "digest" (what the guest wrote), if refused
+ * @len:	size of @why
+ *
+ * Return: 1 if refused
+ */
+static int job_refused(int jfd, char *why, size_t len)
+{
+	int fd = openat(jfd, "refused", O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return 0;
+	n = read(fd, why, len - 1);
+	close(fd);
+	why[n > 0 ? n : 0] = 0;
+	why[strcspn(why, "\n")] = 0;
+	/* guest text: only the words job_line() writes */
+	if (strcmp(why, "copy") && strcmp(why, "digest"))
+		snprintf(why, len, "?");
+	return 1;
 }
 
 /**
@@ -280,8 +304,9 @@ static int job_dir(const struct inst *in, const char *id, char *dir,
 int exec_in_guest(const struct inst *in, char **cmd, int ncmd,
 		  int pass_stdin, int timeout_s)
 {
-	char dir[PATH_LEN], gdir[PATH_LEN], line[PATH_LEN + 64];
-	char reply[600], sp[PATH_LEN], id[64];
+	char dir[PATH_LEN], gdir[PATH_LEN], line[JOB_LINE_MAX + 8];
+	char reply[600], sp[PATH_LEN], id[64], why[16];
+	struct job_digests dg;
 	off_t ooff = 0, eoff = 0;
 	uint64_t t0 = boot_ms(), started = 0;
 	unsigned int wait = POLL_MIN_MS;
@@ -312,9 +337,9 @@ int exec_in_guest(const struct inst *in, char **cmd, int ncmd,
 		    strerror(-jfd));
 		return EX_EXEC;
 	}
-	r = copy_stdin(jfd, pass_stdin);
+	r = copy_stdin(jfd, pass_stdin, dg.in);
 	if (!r)
-		r = write_job(jfd, gdir, cmd, ncmd);
+		r = write_job(jfd, gdir, cmd, ncmd, &dg);
 	if (r) {
 		err("%s: cannot write the job in %s: %s", in->name, dir,
 		    strerror(-r));
@@ -325,8 +350,11 @@ int exec_in_guest(const struct inst *in, char **cmd, int ncmd,
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
 
-	snprintf(line, sizeof(line), "type (sh %s/run >/dev/null 2>&1 &)",
-		 gdir);
+	memcpy(line, "type ", 5);
+	if (job_line(gdir, &dg, line + 5, sizeof(line) - 5)) {
+		err("%s: job path %s too long", in->name, gdir);
+		goto out;
+	}
 	r = ctl_request(in, line, reply, sizeof(reply));
 	if (r) {
 		err("%s: cannot reach the supervisor: %s", in->name,
@@ -349,6 +377,16 @@ int exec_in_guest(const struct inst *in, char **cmd, int ncmd,
 			err("%s: interrupted; the command may still run in the guest",
 			    in->name);
 			rc = 128 + interrupted;
+			goto out;
+		}
+		if (!started && job_refused(jfd, why, sizeof(why))) {
+			if (!strcmp(why, "copy"))
+				err("%s: the guest's root shell could not copy the job into a new directory under /tmp (mktemp -d, cp): the command did not run",
+				    in->name);
+			else
+				err("%s: the job files were changed in the guest before its root shell copied them, which a guest process with uid %u (the host user's) can do in %s: the command did not run",
+				    in->name, (unsigned int)getuid(),
+				    GUEST_EXCHANGE);
 			goto out;
 		}
 		if (!started) {
