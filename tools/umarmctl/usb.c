@@ -5,15 +5,19 @@
  *
  * The guest's vhci-hcd only takes a TCP socket created inside the guest
  * (vhci_sysfs.c: sockfd_lookup() in the writer's fd table), so the host
- * exports the device with usbip-host and usbipd (TCP 3240), and the guest
- * imports it over its passt network, where the default gateway reaches
- * the host.  The guest side runs through exec, so it needs the usbip tool
- * and vhci-hcd in the guest (kernel USBIP_VHCI_HCD, package usbip).
+ * exports the device with usbip-host and the guest imports it over its
+ * passt network, where the default gateway reaches the host's loopback.
+ * The host side of the import is umarmctl's own, not usbipd's (usbipx.c:
+ * loopback only, only the instance's passt, only while attaching).  The
+ * guest side runs through exec, so it needs the usbip tool and vhci-hcd
+ * in the guest (kernel USBIP_VHCI_HCD, package usbip).
  */
 
 #define _GNU_SOURCE
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,10 +26,15 @@
 
 #include "cmd.h"
 #include "log.h"
+#include "nif.h"
+#include "usbipx.h"
 #include "util.h"
 
-#define SYS_USB		"/sys/bus/usb/devices"
-#define USBIP_PORT_HEX	"0CA8"		/* 3240 in /proc/net/tcp */
+/* the guest's usbip attach: reach the host, import, hand to vhci-hcd */
+#define USB_ATTACH_TIMEOUT_S	60
+/* usbip-host's usbip_status: SDEV_ST_AVAILABLE, SDEV_ST_USED */
+#define SDEV_ST_AVAILABLE	1
+#define SDEV_ST_USED		2
 
 /**
  * sysattr() - read a one-line sysfs attribute of a USB device
@@ -40,8 +49,8 @@ static void sysattr(const char *busid, const char *attr, char *buf,
 	char path[PATH_LEN], *v;
 
 	*buf = 0;
-	pathf(path, "%s/%s/%s", SYS_USB, busid, attr);
-	if (read_file(path, &v, 4096) <= 0)
+	if (pathf(path, "%s/bus/usb/devices/%s/%s", usb_sysfs(), busid, attr) ||
+	    read_file(path, &v, 4096) <= 0)
 		return;
 	v[strcspn(v, "\n")] = 0;
 	snprintf(buf, len, "%s", v);
@@ -71,39 +80,80 @@ static int run(char *const argv[])
 }
 
 /**
- * usbipd_listening() - whether something listens on TCP 3240
+ * busid_valid() - whether a bus id has the form sysfs gives USB devices
+ * @busid:	e.g. "1-2" or "3-1.4.2"
  *
- * Return: 1 if so
+ * It ends up in a script for the guest's shell and in sysfs paths.
+ *
+ * Return: 1 if BUS-PORT[.PORT...] in decimal, at most 31 characters
  */
-static int usbipd_listening(void)
+static int busid_valid(const char *busid)
 {
-	static const char *files[] = { "/proc/net/tcp", "/proc/net/tcp6" };
-	size_t i;
+	const char *p = busid;
+	int digits = 0, dash = 0;
 
-	for (i = 0; i < ARRAY_SIZE(files); i++) {
-		char *t, *line, *save;
-		int found = 0;
-
-		if (read_file(files[i], &t, 1 << 22) <= 0)
+	if (strlen(busid) >= 32)
+		return 0;
+	for (; *p; p++) {
+		if (isdigit((unsigned char)*p)) {
+			digits++;
 			continue;
-		/* "sl: local_address rem_address st ...": a local address
-		 * ending in :0CA8 in state 0A (LISTEN), on the same line
-		 */
-		for (line = strtok_r(t, "\n", &save); line && !found;
-		     line = strtok_r(NULL, "\n", &save)) {
-			char local[64], st[8];
-
-			found = sscanf(line, "%*s %63s %*s %7s", local, st) == 2 &&
-				strlen(local) > 5 &&
-				!strcmp(local + strlen(local) - 5,
-					":" USBIP_PORT_HEX) &&
-				!strcmp(st, "0A");
 		}
-		free(t);
-		if (found)
-			return 1;
+		if (!digits || (*p == '-' ? dash++ : *p != '.' || !dash))
+			return 0;
+		digits = 0;
 	}
-	return 0;
+	return digits && dash == 1;
+}
+
+/**
+ * driver_of() - the driver a USB device is bound to
+ * @busid:	device
+ * @drv:	driver name, "" if none
+ * @len:	size of @drv
+ */
+static void driver_of(const char *busid, char *drv, size_t len)
+{
+	char link[PATH_LEN], target[PATH_LEN];
+	ssize_t l = -1;
+
+	if (!pathf(link, "%s/bus/usb/devices/%s/driver", usb_sysfs(), busid))
+		l = readlink(link, target, sizeof(target) - 1);
+	target[l > 0 ? l : 0] = 0;
+	snprintf(drv, len, "%s", strrchr(target, '/') ? strrchr(target, '/') + 1
+						    : target);
+}
+
+/**
+ * instance_passts() - the passt processes of a running instance
+ * @in:		instance
+ * @pids:	their pids
+ * @max:	size of @pids
+ *
+ * From the runtime net file: the configured interface and hot-plugged
+ * ones; the guest's connection to the host comes from one of them.
+ *
+ * Return: how many
+ */
+static int instance_passts(const struct inst *in, pid_t *pids, int max)
+{
+	char path[PATH_LEN], *t, *line, *save;
+	int n = 0;
+
+	inst_path(in, path, 1, NIF_FILE);
+	if (read_file(path, &t, 1 << 20) <= 0) {
+		free(t);
+		return 0;
+	}
+	for (line = strtok_r(t, "\n", &save); line && n < max;
+	     line = strtok_r(NULL, "\n", &save)) {
+		struct nif f;
+
+		if (!nif_parse(line, &f) && f.passt > 0)
+			pids[n++] = f.passt;
+	}
+	free(t);
+	return n;
 }
 
 /**
@@ -113,18 +163,19 @@ static int usbipd_listening(void)
  */
 static int usb_list(void)
 {
-	DIR *d = opendir(SYS_USB);
+	char dir[PATH_LEN];
 	struct dirent *de;
 	int n = 0;
+	DIR *d;
 
+	pathf(dir, "%s/bus/usb/devices", usb_sysfs());
+	d = opendir(dir);
 	if (!d) {
-		printf("No USB devices (no %s).\n", SYS_USB);
+		printf("No USB devices (no %s).\n", dir);
 		return 0;
 	}
 	while ((de = readdir(d))) {
 		char vid[16], pid[16], prod[128], man[128], drv[PATH_LEN];
-		char link[PATH_LEN];
-		ssize_t l;
 
 		if (de->d_name[0] == '.' || strchr(de->d_name, ':') ||
 		    !strncmp(de->d_name, "usb", 3))
@@ -133,19 +184,93 @@ static int usb_list(void)
 		sysattr(de->d_name, "idProduct", pid, sizeof(pid));
 		sysattr(de->d_name, "product", prod, sizeof(prod));
 		sysattr(de->d_name, "manufacturer", man, sizeof(man));
-		pathf(link, "%s/%s/driver", SYS_USB, de->d_name);
-		l = readlink(link, drv, sizeof(drv) - 1);
-		drv[l > 0 ? l : 0] = 0;
+		driver_of(de->d_name, drv, sizeof(drv));
 		if (!n++)
 			printf("%-10s %-9s %-12s %s\n", "BUSID", "ID", "STATE",
 			       "DEVICE");
 		printf("%-10s %s:%s %-12s %s %s\n", de->d_name, vid, pid,
-		       strstr(drv, "usbip-host") ? "exported" : "host",
+		       !strcmp(drv, "usbip-host") ? "exported" : "host",
 		       man, prod);
 	}
 	closedir(d);
 	if (!n)
 		printf("No USB devices on this host.\n");
+	return 0;
+}
+
+/**
+ * serve_import() - fork the host side of the import
+ * @lfd:	listening socket, closed here
+ * @busid:	device
+ * @peers:	the instance's passts
+ * @npeers:	how many
+ *
+ * Return: pid of the server, negative errno
+ */
+static pid_t serve_import(int lfd, const char *busid, const pid_t *peers,
+			  int npeers)
+{
+	pid_t pid = fork();
+
+	if (pid) {
+		close(lfd);
+		return pid < 0 ? -errno : pid;
+	}
+	_exit(usbipx_serve(lfd, busid, peers, npeers,
+			   USB_ATTACH_TIMEOUT_S * 1000) ? 1 : 0);
+}
+
+/**
+ * import_done() - wait for the import server, stop it if still waiting
+ * @pid:	server
+ *
+ * Return: 1 if it handed the device over
+ */
+static int import_done(pid_t pid)
+{
+	int st, i;
+
+	/* the guest had our answer before its usbip attach returned */
+	for (i = 0; i < 100; i++) {
+		if (waitpid(pid, &st, WNOHANG) == pid)
+			return WIFEXITED(st) && !WEXITSTATUS(st);
+		sleep_ms(10);
+	}
+	kill(pid, SIGKILL);
+	waitpid(pid, &st, 0);
+	return 0;
+}
+
+/**
+ * export_prepare() - bind a device to usbip-host, check it is free
+ * @busid:	device
+ * @bound:	set if we bound it (to unbind on failure)
+ *
+ * Return: 0, or an exit code (message printed)
+ */
+static int export_prepare(const char *busid, int *bound)
+{
+	char *modprobe[] = { "modprobe", "usbip-host", NULL };
+	char *bind[] = { "usbip", "bind", "-b", (char *)busid, NULL };
+	char drv[PATH_LEN], st[16];
+
+	*bound = 0;
+	run(modprobe);
+	driver_of(busid, drv, sizeof(drv));
+	if (strcmp(drv, "usbip-host")) {
+		if (run(bind)) {
+			err("'usbip bind -b %s' failed: apt install usbip, and see dmesg",
+			    busid);
+			return EX_HOST;
+		}
+		*bound = 1;
+	}
+	sysattr(busid, "usbip_status", st, sizeof(st));
+	if (atoi(st) == SDEV_ST_USED) {
+		err("%s is attached to a guest already; 'umarmctl usb detach' it first",
+		    busid);
+		return EX_STATE;
+	}
 	return 0;
 }
 
@@ -159,14 +284,12 @@ static int usb_list(void)
  */
 static int usb_attach(struct ctx *x, const char *name, const char *busid)
 {
-	char *modprobe[] = { "modprobe", "usbip-host", NULL };
-	char *usbipd[] = { "usbipd", "-D", NULL };
-	char *bind[] = { "usbip", "bind", "-b", (char *)busid, NULL };
-	char script[512], drv[PATH_LEN], link[PATH_LEN], vid[16];
+	char *unbind[] = { "usbip", "unbind", "-b", (char *)busid, NULL };
+	char script[512], vid[16];
 	char *cmd[] = { "sh", "-c", script };
+	pid_t peers[NIF_MAX], server;
+	int rc, npeers, lfd, bound, ok;
 	struct inst in;
-	ssize_t l;
-	int rc;
 
 	rc = inst_open(x, name, &in, NULL);
 	if (rc)
@@ -178,32 +301,49 @@ static int usb_attach(struct ctx *x, const char *name, const char *busid)
 		return EX_USAGE;
 	}
 	if (getuid()) {
-		err("exporting %s needs root on the host (usbip bind); run 'sudo usbip bind -b %s' and 'sudo usbipd -D', then retry",
-		    busid, busid);
+		err("exporting %s needs root on the host (usbip-host); run 'sudo umarmctl usb attach %s %s'",
+		    busid, in.name, busid);
 		return EX_HOST;
 	}
-	run(modprobe);
-	if (!usbipd_listening() && run(usbipd)) {
-		err("cannot start usbipd: apt install usbip");
-		return EX_HOST;
+	npeers = instance_passts(&in, peers, NIF_MAX);
+	if (!npeers) {
+		err("%s: not running with a passt network: usb attach needs 'network = passt' and a running instance",
+		    in.name);
+		return EX_STATE;
 	}
-	pathf(link, "%s/%s/driver", SYS_USB, busid);
-	l = readlink(link, drv, sizeof(drv) - 1);
-	drv[l > 0 ? l : 0] = 0;
-	if (!strstr(drv, "usbip-host") && run(bind)) {
-		err("'usbip bind -b %s' failed", busid);
-		return EX_HOST;
+	rc = export_prepare(busid, &bound);
+	if (rc)
+		goto out;
+	lfd = usbipx_listen();
+	if (lfd < 0) {
+		err("cannot listen on 127.0.0.1:%d: %s%s", USBIP_PORT,
+		    strerror(-lfd), lfd == -EADDRINUSE ?
+		    " (a usbipd? it offers exported devices to every host that reaches it: stop it)" :
+		    "");
+		rc = EX_HOST;
+		goto out;
+	}
+	server = serve_import(lfd, busid, peers, npeers);
+	if (server < 0) {
+		rc = EX_FAIL;
+		goto out;
 	}
 	snprintf(script, sizeof(script),
 		 "gw=$(ip route show default | awk '{print $3; exit}'); "
 		 "[ -n \"$gw\" ] || { echo 'no default route in the guest: its network is down (minimal image: see /run/udhcpc.log; else configure DHCP on it)' >&2; exit 3; }; "
 		 "modprobe vhci-hcd 2>/dev/null; "
 		 "usbip attach -r \"$gw\" -b %s", busid);
-	rc = exec_in_guest(&in, cmd, 3, 0, 60);
-	if (rc)
-		err("%s: the guest could not attach %s (status %d): it needs network = passt, vhci-hcd and the usbip tool",
-		    in.name, busid, rc);
-	return rc ? EX_FAIL : 0;
+	rc = exec_in_guest(&in, cmd, 3, 0, USB_ATTACH_TIMEOUT_S);
+	ok = import_done(server);
+	if (rc || !ok) {
+		err("%s: the guest could not attach %s (status %d%s): it needs network = passt, vhci-hcd and the usbip tool",
+		    in.name, busid, rc, ok ? "" : ", no import reached the host");
+		rc = EX_FAIL;
+	}
+out:
+	if (rc && bound)
+		run(unbind);
+	return rc;
 }
 
 /**
@@ -217,7 +357,7 @@ static int usb_attach(struct ctx *x, const char *name, const char *busid)
 static int usb_detach(struct ctx *x, const char *name, const char *busid)
 {
 	char *unbind[] = { "usbip", "unbind", "-b", (char *)busid, NULL };
-	char script[512];
+	char script[512], drv[PATH_LEN];
 	char *cmd[] = { "sh", "-c", script };
 	struct inst in;
 	int rc;
@@ -232,7 +372,8 @@ static int usb_detach(struct ctx *x, const char *name, const char *busid)
 	if (rc)
 		warn("%s: %s was not attached in the guest (status %d)",
 		     in.name, busid, rc);
-	if (!getuid())
+	driver_of(busid, drv, sizeof(drv));
+	if (!getuid() && !strcmp(drv, "usbip-host"))
 		run(unbind);
 	return 0;
 }
@@ -249,6 +390,11 @@ int cmd_usb(struct ctx *x, int argc, char **argv)
 {
 	if (argc == 1 && !strcmp(argv[0], "list"))
 		return usb_list();
+	if (argc == 3 && !busid_valid(argv[2])) {
+		err("'%s' is not a USB bus id (BUS-PORT[.PORT...], e.g. 1-2); see 'umarmctl usb list'",
+		    argv[2]);
+		return EX_USAGE;
+	}
 	if (argc == 3 && !strcmp(argv[0], "attach"))
 		return usb_attach(x, argv[1], argv[2]);
 	if (argc == 3 && !strcmp(argv[0], "detach"))

@@ -132,7 +132,7 @@ image=${UMARM_TEST_IMAGE:-}
 # the minimal image's init, which is also its usbip, for the usbip case
 usbip_guest=${UMARM_TEST_USBIP:-$here/../../minimal-init}
 if [ -z "$image" ]; then
-	if want usbip && [ -x "$usbip_guest" ]; then
+	if { want usbip || want usb; } && [ -x "$usbip_guest" ]; then
 		EXTRA_BINS="${EXTRA_BINS:-} $usbip_guest=/usr/local/sbin/usbip"
 		export EXTRA_BINS
 	fi
@@ -596,6 +596,74 @@ if want usbip; then
 		u kill ub >/dev/null 2>&1
 	fi
 	[ -z "${fp:-}" ] || kill "$fp" 2>/dev/null
+fi
+
+# umarmctl usb attach/detach against a fake device in a fake sysfs
+# (UMARM_SYSFS): the host side of the import is umarmctl's own, not
+# usbipd: it listens on 127.0.0.1:3240 only while the guest attaches,
+# takes the connection of the instance's passt and no other, and leaves
+# nothing listening.  A /sbin/usbip in the guest waits 3 s before the
+# real one (the minimal image's, as /usr/local/sbin/usbip) to leave time
+# to look.  usbip-host itself is not there: the fake usbip_sockfd gets
+# the descriptor number, and vhci-hcd in the guest sees the connection
+# close after the import.
+if want usb; then
+	if [ -n "${UMARM_TEST_IMAGE:-}" ] || [ ! -x "$usbip_guest" ] ||
+	   [ ! -x /usr/bin/passt ] || [ "$(id -u)" != 0 ]; then
+		skip usb "needs root, the mkimage.sh image, ../../minimal-init and passt"
+	elif listening 3240; then
+		skip usb "something listens on TCP 3240 already"
+	else
+		d=$T/sys/devices/fake/usb9/9-9
+		mkdir -p "$d" "$T/sys/bus/usb/devices" "$T/sys/bus/usb/drivers/usbip-host"
+		ln -s "$d" "$T/sys/bus/usb/devices/9-9"
+		ln -s "$T/sys/bus/usb/drivers/usbip-host" "$d/driver"
+		for kv in idVendor=1d6b idProduct=0104 bcdDevice=0100 busnum=9 devnum=2 \
+			  speed=480 bDeviceClass=00 bDeviceSubClass=00 bDeviceProtocol=00 \
+			  bConfigurationValue=1 bNumConfigurations=1 bNumInterfaces=' 1' \
+			  usbip_status=1 product=Fake manufacturer=umarm; do
+			echo "${kv#*=}" >"$d/${kv%%=*}"
+		done
+		: >"$d/usbip_sockfd"
+		us() { UMARM_SYSFS=$T/sys "$UMARMCTL" "$@"; }
+		us usb list >"$T/o" 2>&1
+		grep_out usb.list "^9-9 *1d6b:0104 exported" "$T/o"
+		expect usb.bad_busid 2 us usb attach x "9-9;reboot"
+		u create ua --image "$image" --mem 96M --network passt >/dev/null 2>&1
+		expect usb.start 0 u start ua
+		u exec ua -- sh -c 'printf "#!/bin/sh\nsleep 3\nexec /usr/local/sbin/usbip \"\$@\"\n" > /sbin/usbip; chmod 755 /sbin/usbip' >/dev/null 2>&1
+		us usb attach ua 9-9 >"$T/usb.out" 2>"$T/usb.err" &
+		ap=$!
+		for _ in $(seq 50); do
+			listening 3240 && break
+			sleep 0.1
+		done
+		awk 'NR > 1 && $4 == "0A" && $2 ~ /:0CA8$/ {print FILENAME, $2}' \
+			/proc/net/tcp /proc/net/tcp6 >"$T/usb.listen"
+		# a local process other than the guest's passt asks for it
+		printf '\001\021\200\003\000\000\000\0009-9' >"$T/usb.req"
+		head -c 29 /dev/zero >>"$T/usb.req"
+		timeout 5 busybox nc 127.0.0.1 3240 <"$T/usb.req" >"$T/usb.rep" 2>/dev/null
+		wait "$ap"
+		rc=$?
+		[ "$rc" = 0 ] && pass usb.attach || fail usb.attach "exit $rc: $(head -c 300 "$T/usb.err")"
+		if [ -s "$T/usb.listen" ] && ! grep -vq '^/proc/net/tcp 0100007F:0CA8$' "$T/usb.listen"; then
+			pass usb.loopback_only
+		else
+			fail usb.loopback_only "listeners on 3240 while attaching: $(tr '\n' ' ' <"$T/usb.listen")"
+		fi
+		[ -f "$T/usb.rep" ] && [ ! -s "$T/usb.rep" ] && pass usb.other_peer_refused ||
+			fail usb.other_peer_refused "a local client got $(wc -c <"$T/usb.rep") bytes"
+		grep_out usb.other_peer_refused.msg "not from the guest's passt" "$T/usb.err"
+		grep_out usb.handed_to_usbip_host "^[0-9][0-9]*$" "$d/usbip_sockfd"
+		grep_out usb.guest_attached "^port [0-9]*: 9-9 1d6b:0104 from " "$T/usb.out"
+		listening 3240 && fail usb.nothing_left "something still listens on 3240" ||
+			pass usb.nothing_left
+		pgrep -x usbipd >/dev/null && fail usb.no_usbipd "a usbipd runs: $(pgrep -a -x usbipd)" ||
+			pass usb.no_usbipd
+		expect usb.detach 0 us usb detach ua 9-9
+		u kill ua >/dev/null 2>&1
+	fi
 fi
 
 if want hotplug; then
