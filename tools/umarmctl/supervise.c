@@ -908,7 +908,18 @@ static int build_argv(struct sup *s, const char *kernel, char **argv,
 		ADD("con9=fd:4");
 		ADD("systemd.debug_shell");
 	}
-	ADD("umarm.hostfs=%s/%s", in->state, EXCHANGE_DIR);
+	/* UML's hostfs= roots every hostfs mount of the guest at the
+	 * exchange directory (not a boundary on its own: see umarmctl(1),
+	 * ISOLATION); the image's init mounts its "/" on /host.  UML cuts
+	 * the value at the first ',', which would root it higher up.
+	 */
+	if (strchr(in->state, ',')) {
+		err("%s: the state directory %s contains a ',', which UML's hostfs= cannot take: move it (XDG_STATE_HOME, UMARM_STATE_DIR)",
+		    in->name, in->state);
+		return -EINVAL;
+	}
+	ADD("hostfs=%s/%s", in->state, EXCHANGE_DIR);
+	ADD("umarm.hostfs=/");
 	ADD("umarm.name=%s", in->name);
 	if (c->cpus > 1)
 		ADD("ncpus=%u", c->cpus);
@@ -1324,8 +1335,10 @@ int supervise(const struct inst *in, const struct conf *c, int ready_fd)
 	rc = store ? build_argv(s, kernel, argv, store, 65536) : -ENOMEM;
 	if (rc < 0) {
 		close(sp[1]);
-		err("%s: kernel command line too long", in->name);
-		tell_starter(s, 0, EX_CONFIG, "kernel command line too long");
+		if (rc != -EINVAL)
+			err("%s: kernel command line too long", in->name);
+		tell_starter(s, 0, EX_CONFIG, rc == -EINVAL ?
+			     "bad state directory" : "kernel command line too long");
 		rc = EX_CONFIG;
 		goto out;
 	}

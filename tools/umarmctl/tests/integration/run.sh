@@ -9,7 +9,7 @@
 # configuration, a missing image, a disk in use, networking through passt,
 # hot-plugged disks and network interfaces, the minimal and debian images'
 # DHCP at boot, the minimal image's usbip against a scripted usbipd, per-user instances run by
-# an ordinary user.
+# an ordinary user, hostfs rooted at the exchange directory.
 #
 # Kernel: $UMARM_KERNEL, else the team's dev build
 # ~/.cache/linux-uml-arm64/kernel/$(uname -m)/linux, else the packaged
@@ -753,6 +753,27 @@ if want hotplug; then
 		grep -q "^network *= *passt" "$T/etc/instances/h1.conf" &&
 			fail hotplug.not_persisted "net add changed h1.conf" || pass hotplug.not_persisted
 	fi
+fi
+
+# hostfs is rooted at the instance's exchange directory (UML's hostfs=):
+# guest root mounting hostfs "/" gets the exchange directory, not the
+# host's root.  (Escapes through ".." or symlinks are the kernel's to
+# refuse; this checks what umarmctl asks of it.)
+if want hostfs; then
+	u create hf1 --image "$image" --mem 96M >/dev/null 2>&1
+	expect hostfs.start 0 u start hf1
+	uml=$(sed -n 's/^uml=//p' "$T/run/hf1/state")
+	tr '\0' '\n' <"/proc/$uml/cmdline" >"$T/hf1.cmdline" 2>/dev/null
+	grep_out hostfs.cmdline "^hostfs=$T/lib/hf1/exchange\$" "$T/hf1.cmdline"
+	grep_out hostfs.init_mounts_root "^umarm.hostfs=/\$" "$T/hf1.cmdline"
+	echo hf1 >"$T/lib/hf1/exchange/hostfs-marker"
+	u exec hf1 -- sh -c 'mkdir -p /mnt/r && mount -t hostfs none /mnt/r -o / && ls /mnt/r && cat /host/hostfs-marker; [ -e /mnt/r/etc/passwd ] && echo HOST_ROOT_VISIBLE' >"$T/o" 2>&1
+	grep_out hostfs.root_is_exchange "^hostfs-marker$" "$T/o"
+	grep_out hostfs.host_share "^hf1$" "$T/o"
+	grep -q HOST_ROOT_VISIBLE "$T/o" && fail hostfs.no_host_root "the guest sees the host's /etc/passwd" ||
+		pass hostfs.no_host_root
+	u kill hf1 >/dev/null 2>&1
+	u rm hf1 >/dev/null 2>&1
 fi
 
 if want user && [ "$(id -u)" = 0 ] && command -v runuser >/dev/null; then
