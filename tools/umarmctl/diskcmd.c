@@ -59,6 +59,7 @@ static int mc_running(const struct inst *in, const char *cmd, char *out,
 static int disk_add(struct ctx *x, int argc, char **argv)
 {
 	char file[64], path[PATH_LEN], cmd[PATH_LEN + 32], out[512];
+	struct fs_id fsid;
 	struct inst in;
 	struct conf c;
 	uint64_t size;
@@ -86,7 +87,10 @@ static int disk_add(struct ctx *x, int argc, char **argv)
 	}
 	snprintf(file, sizeof(file), "disk%d.img", n);
 	inst_path(&in, path, 0, file);
+	/* the instance's account must open it read-write when hot-plugged */
+	inst_fs_owner(&in, &fsid);
 	rc = disk_create(path, size);
+	inst_fs_restore(&fsid);
 	if (rc) {
 		err("%s: cannot create %s: %s", in.name, path, strerror(-rc));
 		rc = EX_FAIL;

@@ -291,7 +291,7 @@ static int job_dir(const struct inst *in, const char *id, char *dir,
 }
 
 /**
- * exec_in_guest() - run a command in a running instance
+ * exec_job() - exec_in_guest() with the file identity set
  * @in:		instance
  * @cmd:	command and arguments
  * @ncmd:	number of them
@@ -301,8 +301,8 @@ static int job_dir(const struct inst *in, const char *id, char *dir,
  * Return: the command's exit status (0..255), or EX_EXEC if umarmctl
  *	   failed (message printed)
  */
-int exec_in_guest(const struct inst *in, char **cmd, int ncmd,
-		  int pass_stdin, int timeout_s)
+static int exec_job(const struct inst *in, char **cmd, int ncmd,
+		    int pass_stdin, int timeout_s)
 {
 	char dir[PATH_LEN], gdir[PATH_LEN], line[JOB_LINE_MAX + 8];
 	char reply[600], sp[PATH_LEN], id[64], why[16];
@@ -423,6 +423,30 @@ out:
 	close(jfd);
 	rmtree_at(jobs, id);
 	close(jobs);
+	return rc;
+}
+
+/**
+ * exec_in_guest() - run a command in a running instance
+ * @in:		instance
+ * @cmd:	command and arguments
+ * @ncmd:	number of them
+ * @pass_stdin:	send our stdin to the command
+ * @timeout_s:	give up after this many seconds, 0 for never
+ *
+ * Return: the command's exit status (0..255), or EX_EXEC if umarmctl
+ *	   failed (message printed)
+ */
+int exec_in_guest(const struct inst *in, char **cmd, int ncmd,
+		  int pass_stdin, int timeout_s)
+{
+	struct fs_id saved;
+	int rc;
+
+	/* the job files are the instance account's (see inst_fs_owner) */
+	inst_fs_owner(in, &saved);
+	rc = exec_job(in, cmd, ncmd, pass_stdin, timeout_s);
+	inst_fs_restore(&saved);
 	return rc;
 }
 

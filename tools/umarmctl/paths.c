@@ -22,6 +22,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <pwd.h>
+#include <sys/fsuid.h>
 #include <sys/stat.h>
 
 #include "paths.h"
@@ -183,4 +184,46 @@ int inst_path(const struct inst *in, char *buf, int run, const char *file)
 int inst_exists(const struct inst *in)
 {
 	return !access(in->conf, F_OK);
+}
+
+/**
+ * inst_fs_owner() - as root, act on files as the instance's owner
+ * @in:		instance
+ * @saved:	the identity to restore with inst_fs_restore()
+ *
+ * A system instance under umarm@.service runs as its own account
+ * (_umarm), which owns its state directory: its UML opens the disks and
+ * reads the exchange directory with that account's rights only, and a
+ * guest that took over its kernel controls everything below that
+ * directory (symbolic links included).  So root makes files there for a
+ * running instance (exec jobs, hot-plugged disks) as that account:
+ * setfsuid() takes root's rights on the file system away meanwhile and
+ * leaves the process as it is otherwise.  The state directory itself
+ * sits in root's directory, out of the guest's reach.  Nothing changes
+ * for other callers, or for an instance root owns (supervised without
+ * systemd).
+ */
+void inst_fs_owner(const struct inst *in, struct fs_id *saved)
+{
+	struct stat st;
+
+	saved->set = 0;
+	if (geteuid() || lstat(in->state, &st) || !S_ISDIR(st.st_mode) ||
+	    !st.st_uid)
+		return;
+	saved->gid = setfsgid(st.st_gid);
+	saved->uid = setfsuid(st.st_uid);
+	saved->set = 1;
+}
+
+/**
+ * inst_fs_restore() - undo inst_fs_owner()
+ * @saved:	what it saved
+ */
+void inst_fs_restore(const struct fs_id *saved)
+{
+	if (!saved->set)
+		return;
+	setfsuid(saved->uid);
+	setfsgid(saved->gid);
 }

@@ -43,9 +43,23 @@ struct inst {
 	char run[PATH_LEN];
 };
 
+/**
+ * struct fs_id - a file system identity to return to, see inst_fs_owner()
+ * @uid:	previous fsuid
+ * @gid:	previous fsgid
+ * @set:	whether it was changed
+ */
+struct fs_id {
+	uid_t uid;
+	gid_t gid;
+	int set;
+};
+
 int scope_init(struct scope *sc, int user);
 int inst_init(struct inst *in, const struct scope *sc, const char *name);
 int inst_path(const struct inst *in, char *buf, int run, const char *file);
 int inst_exists(const struct inst *in);
+void inst_fs_owner(const struct inst *in, struct fs_id *saved);
+void inst_fs_restore(const struct fs_id *saved);
 
 #endif /* UMARM_PATHS_H */

@@ -9,7 +9,8 @@
 # configuration, a missing image, a disk in use, networking through passt,
 # hot-plugged disks and network interfaces, the minimal and debian images'
 # DHCP at boot, the minimal image's usbip against a scripted usbipd, per-user instances run by
-# an ordinary user, hostfs rooted at the exchange directory.
+# an ordinary user, hostfs rooted at the exchange directory, a system
+# instance run by an unprivileged account as umarm@.service runs it.
 #
 # Kernel: $UMARM_KERNEL, else the team's dev build
 # ~/.cache/linux-uml-arm64/kernel/$(uname -m)/linux, else the packaged
@@ -774,6 +775,45 @@ if want hostfs; then
 		pass hostfs.no_host_root
 	u kill hf1 >/dev/null 2>&1
 	u rm hf1 >/dev/null 2>&1
+fi
+
+# A system instance as umarm@.service runs it: the supervisor, UML (and
+# passt) as an unprivileged account (here nobody) that owns the state and
+# runtime directories, without capabilities; root's umarmctl still
+# drives it.  (The unit itself is checked by units/check-system-unit and
+# under systemd by debian/tests/umarm-units.)
+if want sysacct && [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
+	acct=65534
+	cp "$kernel" "$T/sa-kernel" && cp "$UMARMCTL" "$T/sa-umarmctl" &&
+		chmod 755 "$T/sa-kernel" "$T/sa-umarmctl"
+	u create sa1 --image "$image" --mem 96M >/dev/null 2>&1
+	mkdir -p "$T/run/sa1"
+	chown -R "$acct:$acct" "$T/lib/sa1" "$T/run/sa1"
+	chmod 700 "$T/lib/sa1" "$T/run/sa1"
+	UMARM_KERNEL="$T/sa-kernel" setpriv --reuid="$acct" --regid="$acct" \
+		--clear-groups --inh-caps=-all --bounding-set=-all --no-new-privs \
+		"$T/sa-umarmctl" --system run sa1 >"$T/sa1.log" 2>&1 &
+	sapid=$!
+	i=0
+	until grep -q '^status=running' "$T/run/sa1/state" 2>/dev/null; do
+		i=$((i + 1))
+		[ $i -gt 300 ] && break
+		sleep 0.1
+	done
+	uml=$(sed -n 's/^uml=//p' "$T/run/sa1/state")
+	owners=$(for p in "$sapid" "$uml"; do
+		awk '/^Uid:/ {print $2}' "/proc/$p/status" 2>/dev/null; done | sort -u | tr '\n' ' ')
+	[ "$owners" = "$acct " ] && pass sysacct.runs_as_account ||
+		fail sysacct.runs_as_account "supervisor $sapid and UML '$uml' run as uid(s) '$owners'; log: $(head -c 300 "$T/sa1.log")"
+	expect sysacct.exec_by_root 0 u exec sa1 -- true
+	expect sysacct.disk_add 0 u disk add sa1 8M
+	u exec sa1 -- sh -c 'echo x | dd of=/dev/ubdb bs=1 count=1 2>&1 && cat /sys/block/ubdb/ro' >"$T/o" 2>&1
+	grep_out sysacct.disk_add_writable "^0$" "$T/o"
+	[ "$(stat -c %u "$T/lib/sa1/disk1.img")" = "$acct" ] && pass sysacct.disk_owner ||
+		fail sysacct.disk_owner "disk1.img is uid $(stat -c %u "$T/lib/sa1/disk1.img")"
+	expect sysacct.stop 0 u stop sa1
+	wait "$sapid" 2>/dev/null
+	u rm sa1 >/dev/null 2>&1
 fi
 
 if want user && [ "$(id -u)" = 0 ] && command -v runuser >/dev/null; then
