@@ -775,6 +775,13 @@ if want hostfs; then
 		pass hostfs.no_host_root
 	u kill hf1 >/dev/null 2>&1
 	u rm hf1 >/dev/null 2>&1
+	# UML cuts hostfs= at a ',' (its flags): such a state path is refused
+	mkdir -p "$T/st,x"
+	UMARM_STATE_DIR="$T/st,x" "$UMARMCTL" create hf2 --image "$image" --mem 96M >/dev/null 2>&1
+	expect hostfs.comma_refused 4 env UMARM_STATE_DIR="$T/st,x" "$UMARMCTL" start hf2
+	grep_out hostfs.comma_refused.msg "bad state directory" "$T/err"
+	grep_out hostfs.comma_refused.log "contains a ','" "$T/st,x/hf2/supervisor.log"
+	UMARM_STATE_DIR="$T/st,x" "$UMARMCTL" rm hf2 >/dev/null 2>&1
 fi
 
 # A system instance as umarm@.service runs it: the supervisor, UML (and
