@@ -23,6 +23,7 @@
 #include "log.h"
 #include "mconsole.h"
 #include "state.h"
+#include "text.h"
 #include "util.h"
 
 /**
@@ -45,6 +46,9 @@ static int mc_running(const struct inst *in, const char *cmd, char *out,
 	if (!inst_running(in) || state_read(path, &st) || !*st.mconsole)
 		return -ENOTCONN;
 	rc = mc_command(st.mconsole, cmd, out, len, 5000, &e);
+	/* UML's reply is printed: no terminal escapes from the guest */
+	if (len)
+		text_clean(out, 0);
 	return rc ? rc : e ? -EIO : 0;
 }
 

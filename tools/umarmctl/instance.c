@@ -26,6 +26,7 @@
 #include "sdnotify.h"
 #include "state.h"
 #include "supervise.h"
+#include "text.h"
 #include "util.h"
 
 #define ROOT_COW	"root.cow"
@@ -653,23 +654,12 @@ int cmd_clone(struct ctx *x, int argc, char **argv)
 }
 
 /**
- * json_str() - print a JSON string literal
- * @s:		string
+ * json_str() - print a JSON string literal on stdout
+ * @s:		string, any bytes (see json_put())
  */
 void json_str(const char *s)
 {
-	putchar('"');
-	for (; *s; s++) {
-		unsigned char ch = *s;
-
-		if (ch == '"' || ch == '\\')
-			printf("\\%c", ch);
-		else if (ch < 0x20)
-			printf("\\u%04x", ch);
-		else
-			putchar(ch);
-	}
-	putchar('"');
+	json_put(stdout, s);
 }
 
 /**

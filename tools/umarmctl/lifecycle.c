@@ -33,6 +33,7 @@
 #include "mconsole.h"
 #include "state.h"
 #include "supervise.h"
+#include "text.h"
 #include "util.h"
 
 #define SUPERVISOR_LOG	"supervisor.log"
@@ -128,6 +129,8 @@ static int wait_ready(const struct inst *in, int fd, int timeout_ms)
 	}
 	buf[o] = 0;
 	buf[strcspn(buf, "\n")] = 0;
+	/* the reason can quote the guest's console: no terminal escapes */
+	text_clean(buf, 0);
 	if (!strcmp(buf, "READY"))
 		return 0;
 	if (!strncmp(buf, "FAIL ", 5)) {
@@ -560,6 +563,8 @@ int cmd_mconsole(struct ctx *x, int argc, char **argv)
 		err("%s: mconsole %s: %s", in.name, st.mconsole, strerror(-rc));
 		return rc == -ETIMEDOUT ? EX_TIMEOUT : EX_FAIL;
 	}
+	/* the guest's kernel answers: lines, but no terminal escapes */
+	text_clean(out, TEXT_KEEP_NL);
 	if (*out)
 		printf("%s%s", out, out[strlen(out) - 1] == '\n' ? "" : "\n");
 	if (e) {
