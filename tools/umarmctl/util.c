@@ -340,6 +340,36 @@ int rm_contents(const char *path)
 }
 
 /**
+ * pwrite_all() - write a whole buffer at an offset
+ * @fd:		file descriptor
+ * @buf:	data
+ * @len:	length of @buf
+ * @off:	file offset
+ *
+ * A full file system makes pwrite() return a short count, without errno:
+ * the next call reports ENOSPC (or writes nothing, which is the same).
+ *
+ * Return: 0 on success, negative errno on failure
+ */
+static int pwrite_all(int fd, const char *buf, size_t len, off_t off)
+{
+	while (len) {
+		ssize_t n = pwrite(fd, buf, len, off);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		if (!n)
+			return -ENOSPC;
+		buf += n;
+		len -= n;
+		off += n;
+	}
+	return 0;
+}
+
+/**
  * copy_file_sparse() - copy a disk image, keeping holes as holes
  * @src:	source file
  * @dst:	destination, created exclusively (must not exist)
@@ -392,10 +422,9 @@ int copy_file_sparse(const char *src, const char *dst, mode_t mode)
 				rc = n ? -errno : -EIO;
 				goto out;
 			}
-			if (pwrite(out, buf, n, data) != n) {
-				rc = -errno;
+			rc = pwrite_all(out, buf, n, data);
+			if (rc)
 				goto out;
-			}
 			data += n;
 		}
 	}

@@ -114,6 +114,77 @@ static void test_guest_text(void)
 }
 
 /**
+ * small_fs() - mount a 1000 KiB tmpfs, in a private mount namespace
+ * @dir:	mount point, created
+ *
+ * Called in a child process.  As root the mount namespace alone does; as
+ * another user a user namespace too, where the kernel allows them.
+ *
+ * Return: 0 on success, -1 if this host cannot
+ */
+static int small_fs(const char *dir)
+{
+	int flags = CLONE_NEWNS | (geteuid() ? CLONE_NEWUSER : 0);
+
+	if (mkdir(dir, 0700) || unshare(flags))
+		return -1;
+	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL))
+		return -1;
+	/* 250 pages: not a multiple of the copy's 64 KiB chunks */
+	return mount("tmpfs", dir, "tmpfs", 0, "size=1000k") ? -1 : 0;
+}
+
+/**
+ * copy_to_full_fs() - child: copy 2 MiB of data into the small tmpfs
+ * @src:	source file
+ * @dir:	mount point
+ *
+ * Return: exit code: 0 copy reported ENOSPC and left nothing behind,
+ *	   1 it did not, 77 no tmpfs could be mounted
+ */
+static int copy_to_full_fs(const char *src, const char *dir)
+{
+	char dst[PATH_LEN];
+	int rc;
+
+	if (small_fs(dir))
+		return 77;
+	pathf(dst, "%s/copy.img", dir);
+	rc = copy_file_sparse(src, dst, 0600);
+	printf("       copy_file_sparse() to a full tmpfs: %d (%s), copy %s\n",
+	       rc, strerror(-rc), access(dst, F_OK) ? "removed" : "left");
+	return rc == -ENOSPC && access(dst, F_OK) ? 0 : 1;
+}
+
+/**
+ * test_copy_full() - a copy that runs out of space fails, and is removed
+ */
+static void test_copy_full(void)
+{
+	char src[PATH_LEN], dir[PATH_LEN], buf[4096];
+	int fd, i, st;
+	pid_t pid;
+
+	pathf(src, "%s/src.img", tmp);
+	pathf(dir, "%s/small", tmp);
+	fd = open(src, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	memset(buf, 0x5a, sizeof(buf));
+	for (i = 0; i < 512; i++)
+		write_all(fd, buf, sizeof(buf));
+	close(fd);
+	pid = fork();
+	if (!pid)
+		_exit(copy_to_full_fs(src, dir));
+	waitpid(pid, &st, 0);
+	if (WIFEXITED(st) && WEXITSTATUS(st) == 77) {
+		printf("SKIP copy.enospc: cannot mount a tmpfs here\n");
+		return;
+	}
+	CHECK("copy.enospc", WIFEXITED(st) && !WEXITSTATUS(st),
+	      "a copy to a full file system succeeded, or left a file");
+}
+
+/**
  * main() - run the tests in a scratch directory
  *
  * Return: 0 if all passed, 1 otherwise
@@ -127,6 +198,7 @@ int main(void)
 		return 1;
 	}
 	test_guest_text();
+	test_copy_full();
 	rm_rf(tmp);
 	printf("%d passed, %d failed\n", passes, failures);
 	return failures ? 1 : 0;
