@@ -629,7 +629,7 @@ int cmd_clone(struct ctx *x, int argc, char **argv)
 		if (!c.disk[i].set)
 			continue;
 		disk_abs(&a, file, f);
-		if (*file == '/' && strncmp(file, a.state, strlen(a.state)))
+		if (path_inside(a.state, f, g) != 1)
 			continue;	/* outside the instance: shared */
 		if (access(f, F_OK))
 			continue;	/* overlay not created yet */

@@ -17,6 +17,7 @@
 
 #define _GNU_SOURCE
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -183,4 +184,38 @@ int inst_path(const struct inst *in, char *buf, int run, const char *file)
 int inst_exists(const struct inst *in)
 {
 	return !access(in->conf, F_OK);
+}
+
+/**
+ * path_inside() - whether a file is in a directory (or below it)
+ * @dir:	directory, e.g. the state directory of an instance
+ * @path:	file, e.g. a disk from a configuration
+ * @real:	@path with its directory resolved, PATH_LEN bytes: what to
+ *		unlink() (the last component is not followed: a symbolic
+ *		link inside @dir is itself inside)
+ *
+ * Compares resolved paths component-wise: "STATE/../../x.img" is not in
+ * STATE, and STATEDIR/vm2/x.img is not in STATEDIR/vm.
+ *
+ * Return: 1 if inside, 0 if not, negative errno if @dir or the directory
+ *	   of @path cannot be resolved
+ */
+int path_inside(const char *dir, const char *path, char *real)
+{
+	char rdir[PATH_MAX], rparent[PATH_MAX], parent[PATH_LEN];
+	const char *base = strrchr(path, '/');
+	size_t n;
+
+	if (!base || base == path || !base[1] || !strcmp(base, "/.") ||
+	    !strcmp(base, "/.."))
+		return 0;
+	if (pathf(parent, "%.*s", (int)(base - path), path))
+		return -ENAMETOOLONG;
+	if (!realpath(dir, rdir) || !realpath(parent, rparent))
+		return -errno;
+	if (pathf(real, "%s%s", rparent, base))
+		return -ENAMETOOLONG;
+	n = strlen(rdir);
+	return !strncmp(rparent, rdir, n) &&
+	       (rparent[n] == '/' || !rparent[n]);
 }

@@ -47,5 +47,6 @@ int scope_init(struct scope *sc, int user);
 int inst_init(struct inst *in, const struct scope *sc, const char *name);
 int inst_path(const struct inst *in, char *buf, int run, const char *file);
 int inst_exists(const struct inst *in);
+int path_inside(const char *dir, const char *path, char *real);
 
 #endif /* UMARM_PATHS_H */

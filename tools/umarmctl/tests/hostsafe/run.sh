@@ -1,0 +1,79 @@
+#!/bin/sh
+# run.sh - umarmctl against a hostile configuration, guest or neighbour,
+#	   without a UML kernel (fast: part of 'make check')
+#
+# Usage: tests/hostsafe/run.sh [CASE...]
+#
+# Drives the umarmctl binary of this tree with its directories in a
+# scratch directory (UMARM_CONFIG_DIR, UMARM_STATE_DIR, UMARM_RUNTIME_DIR).
+# Where a supervisor must run, the "kernel" is fake-kernel.sh, which prints
+# the readiness marker and sleeps.  Every case prints PASS, FAIL or SKIP
+# with the reason; the last line is "N passed, N failed"; the exit status
+# is 1 if any case failed.  A failing run keeps its directory.
+
+# SC2015: pass() never fails, so "check && pass || fail" is if-then-else.
+# shellcheck disable=SC2015
+
+set -u
+
+here=$(cd "$(dirname "$0")" && pwd)
+UMARMCTL=${UMARMCTL:-$here/../../umarmctl}
+T=$(mktemp -d /tmp/umarm-hostsafe.XXXXXX)
+chmod 755 "$T"
+export UMARM_CONFIG_DIR="$T/etc" UMARM_STATE_DIR="$T/lib/umarm" \
+       UMARM_RUNTIME_DIR="$T/run"
+export UMARM_NO_SYSTEMD=1
+unset UMARM_SRCDIR
+fails=0 passes=0
+
+pass() { passes=$((passes + 1)); echo "PASS $1"; }
+fail() { fails=$((fails + 1)); echo "FAIL $1: $2"; }
+skip() { echo "SKIP $1: $2"; }
+u() { "$UMARMCTL" --no-systemd "$@"; }
+
+# mkinst NAME [CREATE-OPTION...] - a stopped instance on a 1 MiB image
+mkinst() {
+	_n=$1
+	shift
+	[ -f "$T/base.img" ] || truncate -s 1M "$T/base.img"
+	u create "$_n" --image "$T/base.img" "$@" >"$T/out" 2>&1 ||
+		{ cat "$T/out"; return 1; }
+}
+
+# case_disk_rm_outside - 'disk rm' deletes only files of the instance
+case_disk_rm_outside() {
+	mkinst vm && mkinst vm2 || { fail disk-rm-outside "create failed"; return; }
+	echo victim >"$T/victim.img"
+	echo neighbour >"$T/lib/umarm/vm2/data.img"
+	cat >>"$T/etc/instances/vm.conf" <<-CONF
+	disk1 = ../../../victim.img
+	disk2 = $T/lib/umarm/vm2/data.img
+	CONF
+	u disk rm vm 1 >"$T/out" 2>&1
+	u disk rm vm 2 >>"$T/out" 2>&1
+	u disk add vm 1M >>"$T/out" 2>&1
+	own=$T/lib/umarm/vm/disk1.img
+	[ -f "$own" ] || { fail disk-rm-outside "disk add made no $own"; return; }
+	u disk rm vm 1 >>"$T/out" 2>&1
+	if [ ! -f "$T/victim.img" ]; then
+		fail disk-rm-outside "'disk1 = ../../../victim.img' deleted $T/victim.img"
+	elif [ ! -f "$T/lib/umarm/vm2/data.img" ]; then
+		fail disk-rm-outside "vm's 'disk rm' deleted vm2's data.img"
+	elif [ -e "$own" ]; then
+		fail disk-rm-outside "the instance's own $own was kept"
+	else
+		pass disk-rm-outside
+	fi
+	u rm vm vm2 >/dev/null 2>&1
+}
+
+all="disk_rm_outside"
+for c in ${*:-$all}; do
+	"case_$(echo "$c" | tr - _)"
+done
+echo "$passes passed, $fails failed"
+if [ "$fails" -gt 0 ]; then
+	echo "kept $T"
+	exit 1
+fi
+rm -rf "$T"
