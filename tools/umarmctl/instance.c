@@ -239,14 +239,14 @@ static int root_from_base(const struct inst *in, const char *base,
 		return rc;
 	}
 	if ((uint64_t)st.st_size < size && !access("/sbin/resize2fs", X_OK)) {
-		char *cmd = xasprintf("/sbin/e2fsck -fp '%s' >/dev/null 2>&1; "
-				      "/sbin/resize2fs '%s' >/dev/null 2>&1",
-				      path, path);
+		char *fsck[] = { "/sbin/e2fsck", "-fp", path, NULL };
+		char *grow[] = { "/sbin/resize2fs", path, NULL };
 
-		if (system(cmd))
+		/* e2fsck's "fixed something" (1) is no reason to stop */
+		run_argv(fsck);
+		if (run_argv(grow))
 			warn("%s: resize2fs could not grow the filesystem in %s; the extra space stays unused",
 			     in->name, path);
-		free(cmd);
 	}
 	return 0;
 }

@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
+#include <spawn.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 
 #include "util.h"
 #include "log.h"
@@ -549,6 +551,66 @@ int sh_quote(const char *in, char *out, size_t len)
 #undef PUT
 	out[o] = 0;
 	return 0;
+}
+
+/**
+ * spawn_argv() - start a program with an argv, no shell in between
+ * @argv:	program (looked up in $PATH) and arguments, NULL-terminated
+ * @out:	set to the read end of a pipe from its stdout; NULL to send
+ *		its stdout and stderr to /dev/null
+ *
+ * Paths from configurations and the environment go to programs as
+ * arguments, never through "sh -c": no quoting to get wrong.
+ *
+ * Return: pid, negative errno on failure
+ */
+pid_t spawn_argv(char *const argv[], int *out)
+{
+	extern char **environ;
+	posix_spawn_file_actions_t fa;
+	int p[2] = { -1, -1 }, rc;
+	pid_t pid;
+
+	if (out && pipe2(p, O_CLOEXEC))
+		return -errno;
+	posix_spawn_file_actions_init(&fa);
+	if (out) {
+		posix_spawn_file_actions_adddup2(&fa, p[1], 1);
+	} else {
+		posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY,
+						 0);
+		posix_spawn_file_actions_adddup2(&fa, 1, 2);
+	}
+	rc = posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	if (out) {
+		close(p[1]);
+		if (rc)
+			close(p[0]);
+		else
+			*out = p[0];
+	}
+	return rc ? -rc : pid;
+}
+
+/**
+ * run_argv() - run a program quietly and wait for it
+ * @argv:	program and arguments, NULL-terminated
+ *
+ * Return: its exit status (0 to 255), 128 + signal, or -1 if it could not
+ *	   be started
+ */
+int run_argv(char *const argv[])
+{
+	pid_t pid = spawn_argv(argv, NULL);
+	int st;
+
+	if (pid < 0)
+		return -1;
+	while (waitpid(pid, &st, 0) < 0)
+		if (errno != EINTR)
+			return -1;
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 }
 
 /**

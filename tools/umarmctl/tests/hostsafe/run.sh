@@ -67,7 +67,24 @@ case_disk_rm_outside() {
 	u rm vm vm2 >/dev/null 2>&1
 }
 
-all="disk_rm_outside"
+# case_resize_quote - a state directory with a quote reaches no shell
+case_resize_quote() {
+	[ -x /sbin/resize2fs ] || { skip resize-quote "no /sbin/resize2fs"; return; }
+	[ -f "$T/base.img" ] || truncate -s 1M "$T/base.img"
+	# '$S/q/root.img' in a shell runs 'touch pwned' in the cwd, $T
+	S="$T/lib/x';touch pwned;: '"
+	(cd "$T" && UMARM_STATE_DIR="$S" "$UMARMCTL" --no-systemd \
+		create q --image "$T/base.img" --disk 16M >"$T/out" 2>&1)
+	if [ -e "$T/pwned" ]; then
+		fail resize-quote "the state directory's name ran a command"
+	elif [ ! -f "$S/q/root.img" ]; then
+		fail resize-quote "no root.img: $(cat "$T/out")"
+	else
+		pass resize-quote
+	fi
+}
+
+all="disk_rm_outside resize_quote"
 for c in ${*:-$all}; do
 	"case_$(echo "$c" | tr - _)"
 done
