@@ -67,6 +67,54 @@ case_disk_rm_outside() {
 	u rm vm vm2 >/dev/null 2>&1
 }
 
+# fake_build DIR - an images/build.sh that leaves DIR/ran and makes an image
+fake_build() {
+	mkdir -p "$1/images"
+	cat >"$1/images/build.sh" <<-'SH'
+	#!/bin/sh
+	here=$(cd "$(dirname "$0")" && pwd)
+	printf '%s\n' "$@" >"$here/../ran"
+	truncate -s 1M "$here/built.img"
+	echo "$here/built.img"
+	SH
+	chmod 755 "$1/images/build.sh"
+}
+
+# case_image_recipe_lookup - only a real source tree's recipes run
+case_image_recipe_lookup() {
+	# a copy of umarmctl in $T/x/bin: BINDIR/../../images is $T/images
+	mkdir -p "$T/x/bin"
+	cp "$UMARMCTL" "$T/x/bin/umarmctl"
+	fake_build "$T"
+	"$T/x/bin/umarmctl" --no-systemd create stray --image minimal \
+		>"$T/out" 2>&1
+	if [ -e "$T/ran" ]; then
+		fail image-recipe-lookup "a umarmctl in $T/x/bin ran $T/images/build.sh"
+		return
+	fi
+	# a tree with a quote in its name: recognised, and no shell involved
+	top="$T/it's a tree"
+	mkdir -p "$top/tools/umarmctl" "$top/kernel/patches"
+	: >"$top/kernel/patches/series"
+	cp "$UMARMCTL" "$top/tools/umarmctl/umarmctl"
+	fake_build "$top"
+	chmod 755 "$top"
+	"$top/tools/umarmctl/umarmctl" --no-systemd create tree \
+		--image minimal >"$T/out" 2>&1
+	if [ "$(tr '\n' ' ' <"$top/ran" 2>/dev/null)" != "minimal $(dpkg --print-architecture 2>/dev/null || echo amd64) " ]; then
+		fail image-recipe-lookup "the tree's build.sh did not run with NAME ARCH: $(cat "$T/out")"
+		return
+	fi
+	# the same tree, group-writable: not trusted
+	rm -f "$top/ran"
+	chmod g+w "$top/images"
+	"$top/tools/umarmctl/umarmctl" --no-systemd create tree2 \
+		--image minimal >"$T/out" 2>&1
+	[ ! -e "$top/ran" ] && pass image-recipe-lookup ||
+		fail image-recipe-lookup "ran a group-writable tree's build.sh"
+	u rm tree >/dev/null 2>&1
+}
+
 # case_resize_quote - a state directory with a quote reaches no shell
 case_resize_quote() {
 	[ -x /sbin/resize2fs ] || { skip resize-quote "no /sbin/resize2fs"; return; }
@@ -84,7 +132,7 @@ case_resize_quote() {
 	fi
 }
 
-all="disk_rm_outside resize_quote"
+all="disk_rm_outside image_recipe_lookup resize_quote"
 for c in ${*:-$all}; do
 	"case_$(echo "$c" | tr - _)"
 done
