@@ -249,6 +249,12 @@ int cmd_usb(struct ctx *x, int argc, char **argv)
 {
 	if (argc == 1 && !strcmp(argv[0], "list"))
 		return usb_list();
+	/* it reaches usbip and a script in the guest: nothing but an id */
+	if (argc == 3 && busid_check(argv[2])) {
+		err("invalid bus id '%.40s': it looks like 1-2 or 1-2.3 (see 'umarmctl usb list')",
+		    argv[2]);
+		return EX_USAGE;
+	}
 	if (argc == 3 && !strcmp(argv[0], "attach"))
 		return usb_attach(x, argv[1], argv[2]);
 	if (argc == 3 && !strcmp(argv[0], "detach"))

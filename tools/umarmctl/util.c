@@ -614,6 +614,35 @@ int run_argv(char *const argv[])
 }
 
 /**
+ * busid_check() - whether a string is a USB bus id, e.g. "1-2" or "3-1.4.2"
+ * @s:		string from the command line
+ *
+ * Bus ids go into usbip's arguments and into a script run in the guest:
+ * only BUS-PORT(.PORT)* in decimal passes.
+ *
+ * Return: 0 if valid, -EINVAL otherwise
+ */
+int busid_check(const char *s)
+{
+	int digits = 0, dash = 0;
+
+	if (strlen(s) > 31)
+		return -EINVAL;
+	for (; *s; s++) {
+		if (*s >= '0' && *s <= '9') {
+			digits++;
+			continue;
+		}
+		if (!digits || (*s == '-' && dash) || (*s == '.' && !dash) ||
+		    (*s != '-' && *s != '.'))
+			return -EINVAL;
+		dash |= *s == '-';
+		digits = 0;
+	}
+	return digits && dash ? 0 : -EINVAL;
+}
+
+/**
  * now_ms() - wall clock time
  *
  * Return: milliseconds since the epoch

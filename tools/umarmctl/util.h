@@ -35,6 +35,7 @@ int parse_uint(const char *s, unsigned long max, unsigned long *out);
 int sh_quote(const char *in, char *out, size_t len);
 pid_t spawn_argv(char *const argv[], int *out);
 int run_argv(char *const argv[]);
+int busid_check(const char *s);
 
 uint64_t now_ms(void);
 uint64_t boot_ms(void);

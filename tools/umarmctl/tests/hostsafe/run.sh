@@ -132,7 +132,20 @@ case_resize_quote() {
 	fi
 }
 
-all="disk_rm_outside image_recipe_lookup resize_quote"
+# case_usb_busid - a bus id that is not one never reaches the guest
+case_usb_busid() {
+	mkinst usbvm || { fail usb-busid "create failed"; return; }
+	# shellcheck disable=SC2016
+	bad='1-1$/{system("touch /tmp/x")}'
+	u usb detach usbvm "$bad" >"$T/out" 2>&1
+	rc=$?
+	[ "$rc" = 2 ] && grep -q "invalid bus id" "$T/out" && pass usb-busid ||
+		fail usb-busid "exit $rc: $(cat "$T/out")"
+	u rm usbvm >/dev/null 2>&1
+}
+
+all="disk_rm_outside image_recipe_lookup resize_quote usb_busid"
+# shellcheck disable=SC2048,SC2086
 for c in ${*:-$all}; do
 	"case_$(echo "$c" | tr - _)"
 done

@@ -185,6 +185,30 @@ static void test_copy_full(void)
 }
 
 /**
+ * test_busid() - USB bus ids: BUS-PORT(.PORT)*, nothing else
+ */
+static void test_busid(void)
+{
+	static const char *good[] = { "1-2", "3-1.4.2", "10-11" };
+	static const char *bad[] = { "", "1", "-2", "1-", "1-2.", "1.2-3",
+		"1-2-3", "1-.2", "1-2/x", "1-2$(reboot)",
+		"1-1/{system(\"id\")}", "1-2 ", "1-2\n" };
+	unsigned int i, ok = 1;
+
+	for (i = 0; i < ARRAY_SIZE(good); i++)
+		if (busid_check(good[i])) {
+			printf("       rejected '%s'\n", good[i]);
+			ok = 0;
+		}
+	for (i = 0; i < ARRAY_SIZE(bad); i++)
+		if (!busid_check(bad[i])) {
+			printf("       accepted '%s'\n", bad[i]);
+			ok = 0;
+		}
+	CHECK("usb.busid", ok, "see above");
+}
+
+/**
  * main() - run the tests in a scratch directory
  *
  * Return: 0 if all passed, 1 otherwise
@@ -199,6 +223,7 @@ int main(void)
 	}
 	test_guest_text();
 	test_copy_full();
+	test_busid();
 	rm_rf(tmp);
 	printf("%d passed, %d failed\n", passes, failures);
 	return failures ? 1 : 0;
