@@ -90,10 +90,14 @@ int conf_save(const struct inst *in, const struct conf *c)
 		err("%s: configuration too large", in->name);
 		return EX_FAIL;
 	}
+	/* System instances may run under their own account, which reads
+	 * its configuration; a user's are the user's alone.
+	 */
 	pathf(dir, "%s/instances", in->sc->confdir);
-	rc = mkdir_p(dir, 0755);
+	rc = mkdir_p(dir, in->sc->user ? 0700 : 0755);
 	if (!rc)
-		rc = write_file_atomic(in->conf, buf, n, 0644);
+		rc = write_file_atomic(in->conf, buf, n,
+				       in->sc->user ? 0600 : 0644);
 	if (rc) {
 		err("%s: cannot write %s: %s", in->name, in->conf,
 		    strerror(-rc));
@@ -230,7 +234,7 @@ static int root_from_base(const struct inst *in, const char *base,
 	}
 	info("%s: copying %s into a private %llu MiB root disk...",
 	     in->name, base, (unsigned long long)(size >> 20));
-	rc = copy_file_sparse(base, path, 0644);
+	rc = copy_file_sparse(base, path, 0600);
 	if (!rc && truncate(path, size))
 		rc = -errno;
 	if (rc) {
@@ -364,7 +368,7 @@ int cmd_create(struct ctx *x, int argc, char **argv)
 	if (flavour_check(in.name, c.flavour))
 		return EX_HOST;
 
-	rc = mkdir_p(in.state, 0755);
+	rc = inst_mkdir_state(&in);
 	if (rc) {
 		err("%s: cannot create %s: %s", in.name, in.state,
 		    strerror(-rc));
@@ -442,7 +446,7 @@ int cmd_rm(struct ctx *x, int argc, char **argv)
 			rc = EX_NOINST;
 			continue;
 		}
-		mkdir_p(in.state, 0755);
+		inst_mkdir_state(&in);
 		if (force && inst_running(&in)) {
 			char *args[] = { in.name, NULL };
 
@@ -621,7 +625,7 @@ int cmd_clone(struct ctx *x, int argc, char **argv)
 	rc = two_names(x, argc, argv, &a, &b, &c, locks, "clone");
 	if (rc)
 		return rc;
-	rc = mkdir_p(b.state, 0755);
+	rc = inst_mkdir_state(&b);
 	for (i = 0; !rc && i < CONF_MAX_DISKS; i++) {
 		char f[PATH_LEN], g[PATH_LEN];
 		const char *file = c.disk[i].file;
@@ -639,7 +643,7 @@ int cmd_clone(struct ctx *x, int argc, char **argv)
 		} else {
 			disk_abs(&b, file, g);
 		}
-		rc = copy_file_sparse(f, g, 0644);
+		rc = copy_file_sparse(f, g, 0600);
 		if (rc)
 			err("%s: cannot copy %s to %s: %s", a.name, f, g,
 			    strerror(-rc));

@@ -76,14 +76,17 @@ static int daemonize_supervisor(const struct inst *in, const struct conf *c,
 		fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
 		if (fd >= 0)
 			dup2(fd, 0);
+		/* what the supervisor, UML and passt create (root.cow,
+		 * logs) is the owner's alone
+		 */
+		umask(077);
 		inst_path(in, path, 0, SUPERVISOR_LOG);
 		fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC,
-			  0640);
+			  0600);
 		if (fd >= 0) {
 			dup2(fd, 1);
 			dup2(fd, 2);
 		}
-		umask(022);
 		_exit(supervise(in, c, ready_w));
 	}
 	if (waitpid(pid, &st, 0) < 0 || !WIFEXITED(st) || WEXITSTATUS(st))
@@ -199,6 +202,7 @@ static int start_one(struct ctx *x, const char *name, int attach)
 		lock_release(lock);
 		return attach ? console_attach(&in, 0) : 0;
 	}
+	inst_tighten(&in);
 	reap_orphans(&in);
 	if (disk_check(&in, &c, 1)) {
 		lock_release(lock);
@@ -281,7 +285,7 @@ int cmd_run(struct ctx *x, int argc, char **argv)
 	rc = inst_open(x, argv[0], &in, &c);
 	if (rc)
 		return rc;
-	rc = mkdir_p(in.state, 0755);
+	rc = inst_mkdir_state(&in);
 	if (rc) {
 		err("%s: cannot create %s: %s", in.name, in.state,
 		    strerror(-rc));
@@ -608,7 +612,7 @@ static int enable_verb(struct ctx *x, int argc, char **argv, int on)
 		} else if (!r) {
 			inst_path(&in, path, 0, AUTOSTART_FILE);
 			if (on)
-				r = write_file_atomic(path, "1\n", 2, 0644) ?
+				r = write_file_atomic(path, "1\n", 2, 0600) ?
 				    EX_FAIL : 0;
 			else if (unlink(path) && errno != ENOENT)
 				r = EX_FAIL;

@@ -48,5 +48,7 @@ int inst_init(struct inst *in, const struct scope *sc, const char *name);
 int inst_path(const struct inst *in, char *buf, int run, const char *file);
 int inst_exists(const struct inst *in);
 int path_inside(const char *dir, const char *path, char *real);
+void inst_tighten(const struct inst *in);
+int inst_mkdir_state(const struct inst *in);
 
 #endif /* UMARM_PATHS_H */

@@ -50,7 +50,7 @@ int state_write(const char *path, const struct state *s)
 		     (unsigned long long)s->ready, s->exit);
 	if (n < 0 || n >= (int)sizeof(buf))
 		return -ENOSPC;
-	return write_file_atomic(path, buf, n, 0644);
+	return write_file_atomic(path, buf, n, 0600);
 }
 
 /**

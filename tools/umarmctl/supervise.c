@@ -188,7 +188,7 @@ static void publish_nif(struct sup *s)
 			o += strlen(buf + o);
 	}
 	inst_path(s->in, path, 1, NIF_FILE);
-	if (write_file_atomic(path, buf, o, 0644))
+	if (write_file_atomic(path, buf, o, 0600))
 		warn("%s: cannot write %s: %s", s->in->name, path,
 		     strerror(errno));
 }
@@ -1186,6 +1186,8 @@ int supervise(const struct inst *in, const struct conf *c, int ready_fd)
 
 	snprintf(prefix, sizeof(prefix), "umarmctl[%s]", in->name);
 	log_set_prefix(prefix);
+	/* root.cow, logs, sockets: the owner's alone (also under systemd) */
+	umask(077);
 
 	s = calloc(1, sizeof(*s));
 	if (!s)

@@ -144,7 +144,39 @@ case_usb_busid() {
 	u rm usbvm >/dev/null 2>&1
 }
 
-all="disk_rm_outside image_recipe_lookup resize_quote usb_busid"
+# mode PATH - its permission bits, in octal
+mode() { stat -c %a "$1"; }
+
+# case_modes - disks, logs and state directories are the owner's alone
+case_modes() {
+	mkinst m --disk 16M || { fail modes "create failed"; return; }
+	S=$T/lib/umarm/m
+	got="dir $(mode "$S") root.img $(mode "$S/root.img")"
+	if [ "$got" != "dir 700 root.img 600" ]; then
+		fail modes "after create: $got (want dir 700 root.img 600)"
+		return
+	fi
+	# an instance made by an older umarmctl, and a guest that boots
+	chmod 755 "$S"
+	chmod 644 "$S/root.img"
+	: >"$S/console.log"
+	chmod 640 "$S/console.log"
+	sed -i 's/^disk0 = .*/disk0 = root.cow,'"$(echo "$T/base.img" | sed 's/[\/&]/\\&/g')"'/' \
+		"$T/etc/instances/m.conf"
+	(umask 022 && UMARM_KERNEL=$here/fake-kernel.sh u start m) \
+		>"$T/out" 2>&1 || { fail modes "start failed: $(cat "$T/out")"; return; }
+	u kill m >/dev/null 2>&1
+	got=
+	for f in "$S" "$S/root.img" "$S/console.log" "$S/supervisor.log" \
+		 "$S/root.cow" "$S/last-run"; do
+		[ "$(mode "$f")" = 700 ] || [ "$(mode "$f")" = 600 ] ||
+			got="$got ${f#"$S"}:$(mode "$f")"
+	done
+	[ -z "$got" ] && pass modes || fail modes "readable by others:$got"
+	u rm m >/dev/null 2>&1
+}
+
+all="disk_rm_outside image_recipe_lookup resize_quote usb_busid modes"
 # shellcheck disable=SC2048,SC2086
 for c in ${*:-$all}; do
 	"case_$(echo "$c" | tr - _)"
