@@ -50,7 +50,9 @@
  * @lock:	the operations lock, which the daemon must not keep
  *
  * Double fork and setsid(), stdin from /dev/null, stdout and stderr to
- * STATEDIR/NAME/supervisor.log.
+ * STATEDIR/NAME/supervisor.log, the readiness pipe on descriptor 3 and
+ * nothing else of the caller's (close_from()), the root directory as the
+ * working directory (the caller's may be unmounted, or deleted).
  *
  * Return: 0 in the parent, negative errno on failure; never returns in
  *	   the daemon
@@ -87,6 +89,11 @@ static int daemonize_supervisor(const struct inst *in, const struct conf *c,
 			dup2(fd, 1);
 			dup2(fd, 2);
 		}
+		if (ready_w != 3 && dup3(ready_w, 3, O_CLOEXEC) == 3)
+			ready_w = 3;
+		close_from(ready_w + 1);
+		if (chdir("/"))
+			_exit(EX_FAIL);
 		_exit(supervise(in, c, ready_w));
 	}
 	if (waitpid(pid, &st, 0) < 0 || !WIFEXITED(st) || WEXITSTATUS(st))

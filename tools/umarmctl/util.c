@@ -17,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 
 #include "util.h"
@@ -640,6 +641,39 @@ int busid_check(const char *s)
 		digits = 0;
 	}
 	return digits && dash ? 0 : -EINVAL;
+}
+
+/**
+ * close_from() - close every file descriptor from @lowfd up
+ * @lowfd:	first descriptor to close
+ *
+ * A daemon must not keep its caller's descriptors: a pipe it holds never
+ * sees EOF ("umarmctl start | tee" would hang), a file it holds stays
+ * busy.  close_range() is supported since kernel version 5.9; before,
+ * close what /proc/self/fd lists, or every number up to the limit.
+ */
+void close_from(int lowfd)
+{
+	long max = sysconf(_SC_OPEN_MAX), fd;
+	struct dirent *de;
+	DIR *d;
+
+#ifdef SYS_close_range
+	if (!syscall(SYS_close_range, (unsigned int)lowfd, ~0U, 0))
+		return;
+#endif
+	d = opendir("/proc/self/fd");
+	if (d) {
+		while ((de = readdir(d))) {
+			fd = atol(de->d_name);
+			if (fd >= lowfd && fd != dirfd(d))
+				close(fd);
+		}
+		closedir(d);
+		return;
+	}
+	for (fd = lowfd; fd < (max > 0 ? max : 1024); fd++)
+		close(fd);
 }
 
 /**

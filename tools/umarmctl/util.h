@@ -36,6 +36,7 @@ int sh_quote(const char *in, char *out, size_t len);
 pid_t spawn_argv(char *const argv[], int *out);
 int run_argv(char *const argv[]);
 int busid_check(const char *s);
+void close_from(int lowfd);
 
 uint64_t now_ms(void);
 uint64_t boot_ms(void);

@@ -176,7 +176,34 @@ case_modes() {
 	u rm m >/dev/null 2>&1
 }
 
-all="disk_rm_outside image_recipe_lookup resize_quote usb_busid modes"
+# case_daemon_fds - the supervisor keeps none of start's fds, nor its cwd
+case_daemon_fds() {
+	mkinst d || { fail daemon-fds "create failed"; return; }
+	mkdir "$T/cwd"
+	# fd 9 is the write end of the pipe to cat: cat ends only when
+	# nobody holds it any more
+	# shellcheck disable=SC2016
+	(cd "$T/cwd" && UMARM_KERNEL=$here/fake-kernel.sh \
+		timeout 20 sh -c '"$0" --no-systemd start d 9>&1 | cat >/dev/null' \
+		"$UMARMCTL") >"$T/out" 2>&1
+	rc=$?
+	pid=$(sed -n 's/^supervisor=//p' "$T/run/d/state" 2>/dev/null)
+	cwd=$(readlink "/proc/$pid/cwd" 2>/dev/null)
+	u kill d >/dev/null 2>&1
+	if [ -z "$pid" ]; then
+		fail daemon-fds "no supervisor: $(cat "$T/out")"
+	elif [ "$rc" != 0 ]; then
+		fail daemon-fds "the pipe on start's fd 9 stayed open (exit $rc): the supervisor $pid holds it"
+	elif [ "$cwd" != / ]; then
+		fail daemon-fds "the supervisor $pid runs in $cwd"
+	else
+		pass daemon-fds
+	fi
+	u rm d >/dev/null 2>&1
+}
+
+all="disk_rm_outside image_recipe_lookup resize_quote usb_busid modes
+daemon_fds"
 # shellcheck disable=SC2048,SC2086
 for c in ${*:-$all}; do
 	"case_$(echo "$c" | tr - _)"
