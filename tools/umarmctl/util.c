@@ -139,10 +139,11 @@ int fsync_dir_of(const char *path)
  * @len:	length of @buf
  * @mode:	permissions of the new file
  *
- * Writes a temporary file next to @path, fsync()s it, rename()s it over
- * @path and fsync()s the directory: a crash (or kill -9) at any point leaves
- * either the complete old or the complete new file, plus at worst a stale
- * ".NAME.tmp.PID" that the next writer of the same file overwrites.
+ * Writes a temporary file with a unique name (mkostemp()) next to @path,
+ * fsync()s it, rename()s it over @path and fsync()s the directory: a crash
+ * (or kill -9) at any point leaves either the complete old or the
+ * complete new file, plus at worst a stale ".NAME.XXXXXX"; two writers at
+ * once each rename a complete file of their own (the last one wins).
  *
  * Return: 0 on success, negative errno on failure
  */
@@ -154,11 +155,11 @@ int write_file_atomic(const char *path, const void *buf, size_t len,
 
 	if (pathf(d, "%s", path) || pathf(b, "%s", path))
 		return -ENAMETOOLONG;
-	if (pathf(tmp, "%s/.%s.tmp", dirname(d), basename(b)))
+	if (pathf(tmp, "%s/.%s.XXXXXX", dirname(d), basename(b)))
 		return -ENAMETOOLONG;
 
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW,
-		  mode);
+	/* created 0600, whatever the umask; @mode once complete */
+	fd = mkostemp(tmp, O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
 	rc = write_all(fd, buf, len);

@@ -209,6 +209,50 @@ static void test_busid(void)
 }
 
 /**
+ * test_atomic_race() - concurrent writers of one file never mix
+ *
+ * Three writers replace the same file 300 times each with 2000 bytes of
+ * their own letter, while we read it: every read must be one writer's
+ * complete file, and every write must succeed.
+ */
+static void test_atomic_race(void)
+{
+	char path[PATH_LEN], *buf;
+	int i, torn = 0, st, failed = 0;
+	pid_t pid[3];
+
+	pathf(path, "%s/racy", tmp);
+	for (i = 0; i < 3; i++) {
+		pid[i] = fork();
+		if (!pid[i]) {
+			char data[2000];
+			int j, bad = 0;
+
+			memset(data, 'a' + i, sizeof(data));
+			for (j = 0; j < 300; j++)
+				bad |= !!write_file_atomic(path, data,
+							   sizeof(data), 0600);
+			_exit(bad);
+		}
+	}
+	for (i = 0; i < 300; i++) {
+		ssize_t n = read_file(path, &buf, 4096);
+
+		if (n < 0)
+			continue;
+		if (n != 2000 || (size_t)n != strspn(buf, (char[]){ buf[0], 0 }))
+			torn++;
+		free(buf);
+	}
+	for (i = 0; i < 3; i++) {
+		waitpid(pid[i], &st, 0);
+		failed += !WIFEXITED(st) || WEXITSTATUS(st);
+	}
+	CHECK("atomic.concurrent", !torn && !failed,
+	      "%d torn reads, %d writers saw an error", torn, failed);
+}
+
+/**
  * main() - run the tests in a scratch directory
  *
  * Return: 0 if all passed, 1 otherwise
@@ -224,6 +268,7 @@ int main(void)
 	test_guest_text();
 	test_copy_full();
 	test_busid();
+	test_atomic_race();
 	rm_rf(tmp);
 	printf("%d passed, %d failed\n", passes, failures);
 	return failures ? 1 : 0;
