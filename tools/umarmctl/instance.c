@@ -676,22 +676,34 @@ struct row {
 	struct state last;
 	struct conf c;
 	int conf_ok;
+	int unknown;
 };
 
 /**
  * row_load() - gather the facts about an instance
  * @in:		instance
  * @r:		row to fill
+ *
+ * Another user's instance may be unreadable (mode 0700): its state is
+ * "unknown" (@r->unknown holds the errno), never a guess of "stopped".
  */
 static void row_load(const struct inst *in, struct row *r)
 {
 	char path[PATH_LEN];
+	int run;
+
 	memset(r, 0, sizeof(*r));
 	snprintf(r->name, sizeof(r->name), "%s", in->name);
 	log_mute = 1;
 	r->conf_ok = !conf_load(in, &r->c);
 	log_mute = 0;
-	r->running = inst_running(in);
+	run = inst_running(in);
+	if (run < 0) {
+		r->unknown = -run;
+		snprintf(r->st.status, sizeof(r->st.status), "unknown");
+		return;
+	}
+	r->running = run;
 	inst_path(in, path, 1, STATE_FILE);
 	if (r->running)
 		state_read(path, &r->st);
@@ -868,7 +880,8 @@ int cmd_list(struct ctx *x, int argc, char **argv)
  * @argv:	arguments
  *
  * Return: 0 if all named instances are running, EX_STATE if one is not
- *	   (like "systemctl status" returning 3), other exit codes on error
+ *	   (like "systemctl status" returning 3), EX_FAIL if we cannot tell
+ *	   (another user's), other exit codes on error
  */
 int cmd_status(struct ctx *x, int argc, char **argv)
 {
@@ -903,13 +916,16 @@ int cmd_status(struct ctx *x, int argc, char **argv)
 				printf(",");
 			row_json(x, &r);
 			if (!r.running && !rc)
-				rc = EX_STATE;
+				rc = r.unknown ? EX_FAIL : EX_STATE;
 			continue;
 		}
 		if (n++)
 			printf("\n");
 		printf("%s (%s instance) - %s\n", r.name,
 		       x->sc.user ? "per-user" : "system", r.st.status);
+		if (r.unknown)
+			printf("         Note: cannot tell whether it runs: %s: %s (ask its owner, or root)\n",
+			       in.state, strerror(r.unknown));
 		if (r.running) {
 			t = r.st.started / 1000;
 			strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S",
@@ -954,7 +970,7 @@ int cmd_status(struct ctx *x, int argc, char **argv)
 		printf("       Config: %s\n        State: %s\n", in.conf,
 		       in.state);
 		if (!r.running && !rc)
-			rc = EX_STATE;
+			rc = r.unknown ? EX_FAIL : EX_STATE;
 	}
 	if (x->json)
 		printf("]\n");

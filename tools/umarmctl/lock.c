@@ -16,6 +16,11 @@
  *
  * flock() locks belong to the open file description, are not inherited
  * across our execs (O_CLOEXEC) and work on every local filesystem.
+ *
+ * Lock files are 0600 in a 0700 directory: a shared lock taken by another
+ * user would keep the supervisor from starting.  So another user cannot
+ * tell whether an instance runs: inst_running() says so (-EACCES) instead
+ * of "stopped".
  */
 
 #include <errno.h>
@@ -100,17 +105,26 @@ int lock_ops(const struct inst *in)
  * inst_running() - whether the supervisor of an instance is alive
  * @in:		instance
  *
- * Return: 1 if running, 0 if not
+ * Probes LOCK_RUN read-only, without creating it: a missing lock file
+ * means never started here.  A file we may not open (another user's
+ * instance) means we cannot tell, which is not "stopped".
+ *
+ * Return: 1 if running, 0 if not, negative errno if unknown (-EACCES)
  */
 int inst_running(const struct inst *in)
 {
-	int fd = lock_take(in, LOCK_RUN, 0, 0);
+	char path[PATH_LEN];
+	int fd, rc = 0;
 
-	if (fd == -EWOULDBLOCK)
-		return 1;
-	if (fd >= 0)
-		close(fd);
-	return 0;
+	if (inst_path(in, path, 0, LOCK_RUN))
+		return -ENAMETOOLONG;
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0)
+		return errno == ENOENT ? 0 : -errno;
+	if (flock(fd, LOCK_SH | LOCK_NB))
+		rc = errno == EWOULDBLOCK ? 1 : -errno;
+	close(fd);
+	return rc;
 }
 
 /**

@@ -202,8 +202,26 @@ case_daemon_fds() {
 	u rm d >/dev/null 2>&1
 }
 
+# case_status_other_user - another user is told "unknown", not "stopped"
+case_status_other_user() {
+	[ "$(id -u)" = 0 ] && command -v setpriv >/dev/null ||
+		{ skip status-other-user "needs root and setpriv"; return; }
+	mkinst o || { fail status-other-user "create failed"; return; }
+	UMARM_KERNEL=$here/fake-kernel.sh u start o >"$T/out" 2>&1 ||
+		{ fail status-other-user "start: $(cat "$T/out")"; return; }
+	setpriv --reuid=65534 --regid=65534 --clear-groups \
+		"$UMARMCTL" --system --no-systemd list >"$T/out" 2>&1
+	u kill o >/dev/null 2>&1
+	if grep -q '^o  *unknown' "$T/out"; then
+		pass status-other-user
+	else
+		fail status-other-user "list as uid 65534: $(cat "$T/out")"
+	fi
+	u rm o >/dev/null 2>&1
+}
+
 all="disk_rm_outside image_recipe_lookup resize_quote usb_busid modes
-daemon_fds"
+daemon_fds status_other_user"
 # shellcheck disable=SC2048,SC2086
 for c in ${*:-$all}; do
 	"case_$(echo "$c" | tr - _)"

@@ -23,6 +23,8 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 
+#include "lock.h"
+#include "paths.h"
 #include "state.h"
 #include "text.h"
 #include "util.h"
@@ -253,6 +255,58 @@ static void test_atomic_race(void)
 }
 
 /**
+ * test_inst() - an instance in the scratch directory, state dir made
+ * @sc:		scope to fill
+ * @in:		instance to fill
+ * @name:	its name
+ * @mode:	mode of its state directory
+ */
+static void test_inst(struct scope *sc, struct inst *in, const char *name,
+		      mode_t mode)
+{
+	memset(sc, 0, sizeof(*sc));
+	pathf(sc->statedir, "%s/lib", tmp);
+	pathf(sc->rundir, "%s/run", tmp);
+	pathf(sc->confdir, "%s/etc", tmp);
+	inst_init(in, sc, name);
+	mkdir_p(in->state, 0755);
+	chmod(in->state, mode);
+}
+
+/**
+ * test_running_other_user() - another user is told "unknown", not stopped
+ */
+static void test_running_other_user(void)
+{
+	struct scope sc;
+	struct inst in;
+	int fd, st;
+	pid_t pid;
+
+	if (geteuid()) {
+		printf("SKIP lock.running_other_user: needs root to be someone else\n");
+		return;
+	}
+	test_inst(&sc, &in, "ru", 0700);
+	fd = lock_take(&in, LOCK_RUN, 1, 0);
+	pid = fork();
+	if (!pid) {
+		int r;
+
+		if (setgid(65534) || setuid(65534))
+			_exit(3);
+		r = inst_running(&in);
+		printf("       inst_running() as uid 65534: %d\n", r);
+		_exit(r < 0 ? 0 : r ? 2 : 1);
+	}
+	waitpid(pid, &st, 0);
+	close(fd);
+	CHECK("lock.running_other_user", WIFEXITED(st) && !WEXITSTATUS(st),
+	      "a running instance looked %s", WEXITSTATUS(st) == 1 ?
+	      "stopped" : "running, or the test could not switch users");
+}
+
+/**
  * main() - run the tests in a scratch directory
  *
  * Return: 0 if all passed, 1 otherwise
@@ -261,7 +315,7 @@ int main(void)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	snprintf(tmp, sizeof(tmp), "/tmp/umarm-unit-state.XXXXXX");
-	if (!mkdtemp(tmp)) {
+	if (!mkdtemp(tmp) || chmod(tmp, 0755)) {
 		perror("mkdtemp");
 		return 1;
 	}
@@ -269,6 +323,7 @@ int main(void)
 	test_copy_full();
 	test_busid();
 	test_atomic_race();
+	test_running_other_user();
 	rm_rf(tmp);
 	printf("%d passed, %d failed\n", passes, failures);
 	return failures ? 1 : 0;
