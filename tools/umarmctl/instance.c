@@ -473,6 +473,9 @@ int cmd_rm(struct ctx *x, int argc, char **argv)
 			rc = EX_FAIL;
 		} else {
 			fsync_dir_of(in.conf);
+			/* the lock files go while we hold them: a waiter
+			 * finds them gone (lock_valid() in lock.c)
+			 */
 			r = rm_rf(in.state);
 			if (r) {
 				err("%s: cannot remove %s: %s", in.name,
@@ -524,7 +527,9 @@ static void relocate(struct conf *c, const char *from, const char *to)
  * @a:		old instance
  * @b:		new instance
  * @c:		configuration of @a
- * @locks:	the four locks taken (ops and run of @a, ops of @b)
+ * @locks:	three slots: the ops and run locks of @a taken here, and
+ *		-1 for the ops lock of @b (taken by clone; rename moves
+ *		@a's to @b)
  * @verb:	for messages
  *
  * Return: 0, or an exit code (locks released)
@@ -584,10 +589,18 @@ int cmd_rename(struct ctx *x, int argc, char **argv)
 	rc = two_names(x, argc, argv, &a, &b, &c, locks, "rename");
 	if (rc)
 		return rc;
-	if (rename(a.state, b.state)) {
-		err("%s: cannot rename %s to %s: %s", a.name, a.state, b.state,
-		    strerror(errno));
-		rc = EX_FAIL;
+	/* Never over a directory made meanwhile (even empty: a create of
+	 * NEWNAME in progress).  Our locks move with the directory: from
+	 * now on they are NEWNAME's (see lock.c).
+	 */
+	if (renameat2(AT_FDCWD, a.state, AT_FDCWD, b.state,
+		      RENAME_NOREPLACE)) {
+		if (errno == EEXIST)
+			err("%s: '%s' already exists", a.name, b.name);
+		else
+			err("%s: cannot rename %s to %s: %s", a.name, a.state,
+			    b.state, strerror(errno));
+		rc = errno == EEXIST ? EX_STATE : EX_FAIL;
 		goto out;
 	}
 	fsync_dir_of(b.state);
@@ -625,7 +638,23 @@ int cmd_clone(struct ctx *x, int argc, char **argv)
 	rc = two_names(x, argc, argv, &a, &b, &c, locks, "clone");
 	if (rc)
 		return rc;
-	rc = inst_mkdir_state(&b);
+	/* NEWNAME is ours if we make its directory, and locked by us
+	 * before anything goes in (another create or clone of it waits,
+	 * then finds it exists)
+	 */
+	if (mkdir(b.state, 0700)) {
+		err("%s: cannot create %s: %s", a.name, b.state,
+		    errno == EEXIST ? "another command made it meanwhile" :
+		    strerror(errno));
+		rc = EX_STATE;
+		goto out;
+	}
+	locks[2] = lock_ops(&b);
+	if (locks[2] < 0 || inst_exists(&b)) {
+		err("%s: '%s' was created meanwhile", a.name, b.name);
+		rc = EX_STATE;
+		goto out;
+	}
 	for (i = 0; !rc && i < CONF_MAX_DISKS; i++) {
 		char f[PATH_LEN], g[PATH_LEN];
 		const char *file = c.disk[i].file;
@@ -651,10 +680,13 @@ int cmd_clone(struct ctx *x, int argc, char **argv)
 	if (!rc)
 		rc = conf_save(&b, &c);
 	else
-		rm_rf(b.state);
+		rm_rf(b.state);	/* lock files too: see lock.c */
+	rc = rc ? EX_FAIL : 0;
+out:
+	lock_release(locks[2]);
 	lock_release(locks[1]);
 	lock_release(locks[0]);
-	return rc ? EX_FAIL : 0;
+	return rc;
 }
 
 /**

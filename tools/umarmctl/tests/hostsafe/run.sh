@@ -220,8 +220,62 @@ case_status_other_user() {
 	u rm o >/dev/null 2>&1
 }
 
+# case_clone_race - two clones to one new name: one wins, whole
+#
+# strace holds the first clone's mkdir() calls for 0.3 s each: the
+# second runs its whole course in between, as a concurrent command may.
+case_clone_race() {
+	command -v strace >/dev/null || { skip clone-race "no strace"; return; }
+	mkinst ca --disk 16M && mkinst cb --disk 16M ||
+		{ fail clone-race "create failed"; return; }
+	# data to copy
+	for n in ca cb; do
+		dd if=/dev/urandom of="$T/lib/umarm/$n/root.img" bs=1M \
+		   count=4 conv=notrunc status=none
+	done
+	strace -f -o /dev/null -e trace=mkdir,mkdirat \
+		-e inject=mkdir,mkdirat:delay_enter=300000 \
+		"$UMARMCTL" --no-systemd clone ca cn >"$T/out.a" 2>&1 &
+	sleep 0.1
+	u clone cb cn >"$T/out.b" 2>&1
+	wait
+	if [ ! -f "$T/etc/instances/cn.conf" ]; then
+		fail clone-race "neither clone made cn: $(cat "$T/out.a" "$T/out.b")"
+	elif [ ! -f "$T/lib/umarm/cn/root.img" ]; then
+		fail clone-race "cn.conf without its root.img (one clone removed the other's copy): $(cat "$T/out.a")"
+	else
+		pass clone-race
+	fi
+	u rm ca cb cn >/dev/null 2>&1
+}
+
+# case_rename_race - rename never replaces a directory made meanwhile
+#
+# strace holds rename's rename() for 0.5 s; in between, NEWNAME's state
+# directory appears, empty, as 'create NEWNAME' makes it before its lock.
+case_rename_race() {
+	command -v strace >/dev/null || { skip rename-race "no strace"; return; }
+	mkinst ra || { fail rename-race "create failed"; return; }
+	strace -f -o /dev/null -e trace=rename,renameat,renameat2 \
+		-e inject=rename,renameat,renameat2:delay_enter=500000 \
+		"$UMARMCTL" --no-systemd rename ra rb >"$T/out" 2>&1 &
+	spid=$!
+	sleep 0.2
+	mkdir "$T/lib/umarm/rb"
+	wait "$spid"
+	rc=$?
+	if [ "$rc" = 0 ]; then
+		fail rename-race "renamed over the directory of a 'create rb' in progress"
+	elif ! grep -q "already exists" "$T/out"; then
+		fail rename-race "exit $rc: $(cat "$T/out")"
+	else
+		pass rename-race
+	fi
+	u rm ra rb >/dev/null 2>&1
+}
+
 all="disk_rm_outside image_recipe_lookup resize_quote usb_busid modes
-daemon_fds status_other_user"
+daemon_fds status_other_user clone_race rename_race"
 # shellcheck disable=SC2048,SC2086
 for c in ${*:-$all}; do
 	"case_$(echo "$c" | tr - _)"

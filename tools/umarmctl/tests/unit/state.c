@@ -274,6 +274,79 @@ static void test_inst(struct scope *sc, struct inst *in, const char *name,
 }
 
 /**
+ * waiter() - child: wait for the ops lock that rm is about to remove
+ * @in:		instance
+ *
+ * Return: exit code: 0 if it got no lock, or a lock its path still names;
+ *	   1 if it got the lock of a removed file (two holders)
+ */
+static int waiter(const struct inst *in)
+{
+	int fd = lock_take(in, LOCK_OPS, 1, 800);
+	struct stat st;
+
+	if (fd < 0)
+		return 0;
+	if (fstat(fd, &st) || !st.st_nlink) {
+		printf("       got the lock of a removed file\n");
+		return 1;
+	}
+	return 0;
+}
+
+/**
+ * test_lock_removed() - a lock file removed while held is not "the" lock
+ *
+ * As rm does: we hold the ops lock, remove the lock file, and a new
+ * command takes a fresh lock on the same path.  A command that was
+ * waiting on the old file must not believe it holds the lock as well.
+ */
+static void test_lock_removed(void)
+{
+	char path[PATH_LEN], c;
+	struct scope sc;
+	struct inst in;
+	int fd, p[2], st;
+	pid_t w, n;
+
+	test_inst(&sc, &in, "lk", 0700);
+	inst_path(&in, path, 0, LOCK_OPS);
+	fd = lock_take(&in, LOCK_OPS, 1, 0);
+	/* children close our lock: flock() locks belong to the open file */
+	w = fork();
+	if (!w) {
+		close(fd);
+		_exit(waiter(&in));
+	}
+	sleep_ms(200);
+	unlink(path);
+	if (pipe(p))
+		return;
+	n = fork();
+	if (!n) {
+		int nfd;
+
+		close(fd);
+		nfd = lock_take(&in, LOCK_OPS, 1, 0);
+
+		if (write(p[1], nfd >= 0 ? "y" : "n", 1) < 0 || nfd < 0)
+			_exit(1);
+		pause();
+		_exit(0);
+	}
+	if (read(p[0], &c, 1) != 1)
+		c = 'n';
+	close(fd);
+	waitpid(w, &st, 0);
+	kill(n, SIGKILL);
+	waitpid(n, NULL, 0);
+	close(p[0]);
+	close(p[1]);
+	CHECK("lock.removed_while_held", c == 'y' && WIFEXITED(st) &&
+	      !WEXITSTATUS(st), "new holder %c, waiter status %d", c, st);
+}
+
+/**
  * test_running_other_user() - another user is told "unknown", not stopped
  */
 static void test_running_other_user(void)
@@ -323,6 +396,7 @@ int main(void)
 	test_copy_full();
 	test_busid();
 	test_atomic_race();
+	test_lock_removed();
 	test_running_other_user();
 	rm_rf(tmp);
 	printf("%d passed, %d failed\n", passes, failures);
