@@ -177,7 +177,7 @@ static int start_one(struct ctx *x, const char *name, int attach)
 	char k[PATH_LEN];
 	struct inst in;
 	struct conf c;
-	int rc, lock, p[2];
+	int rc, lock, run, p[2];
 
 	rc = inst_open(x, name, &in, &c);
 	if (rc)
@@ -204,14 +204,28 @@ static int start_one(struct ctx *x, const char *name, int attach)
 		lock_release(lock);
 		return EX_NOINST;
 	}
-	if (inst_running(&in)) {
+	/* The run lock, while leftovers are killed: a concurrent 'run'
+	 * (systemd's, which takes no operations lock) cannot start a
+	 * kernel that reap_orphans() would take for one.
+	 */
+	run = lock_take(&in, LOCK_RUN, 1, 0);
+	if (run == -EWOULDBLOCK) {
 		info("%s: already running", in.name);
 		lock_release(lock);
 		return attach ? console_attach(&in, 0) : 0;
 	}
+	if (run < 0) {
+		err("%s: cannot lock %s/%s: %s", in.name, in.state, LOCK_RUN,
+		    strerror(-run));
+		lock_release(lock);
+		return EX_STATE;
+	}
 	inst_tighten(&in);
 	reap_orphans(&in);
-	if (disk_check(&in, &c, 1)) {
+	rc = disk_check(&in, &c, 1);
+	/* the supervisor takes it again, as under systemd */
+	lock_release(run);
+	if (rc) {
 		lock_release(lock);
 		return EX_STATE;
 	}

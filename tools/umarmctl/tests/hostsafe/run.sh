@@ -249,6 +249,36 @@ case_clone_race() {
 	u rm ca cb cn >/dev/null 2>&1
 }
 
+# case_reap_race - start never kills the kernel of a concurrent run
+#
+# strace holds start's opendir("/proc") (reap_orphans()) for 1 s; in
+# between, a stand-in for a concurrent 'umarmctl run' (systemd's, which
+# takes no operations lock) tries the run lock and, if it gets it, runs a
+# "kernel" with this instance's uml_dir= argument.  It must either not get
+# the lock, or not be killed.
+case_reap_race() {
+	command -v strace >/dev/null && command -v flock >/dev/null ||
+		{ skip reap-race "needs strace and flock"; return; }
+	mkinst rr || { fail reap-race "create failed"; return; }
+	UMARM_KERNEL=$here/fake-kernel.sh strace -o /dev/null -P /proc \
+		-e trace=openat -e inject=openat:delay_enter=1000000 \
+		"$UMARMCTL" --no-systemd start rr >"$T/out" 2>&1 &
+	spid=$!
+	sleep 0.4
+	flock -n -x "$T/lib/umarm/rr/.run.lock" \
+		sh -c 'sleep 3; exit 0' "uml_dir=$T/run/rr/" &
+	fpid=$!
+	wait "$fpid"
+	frc=$?
+	wait "$spid"
+	u kill rr >/dev/null 2>&1
+	case $frc in
+	0|1) echo "       (the stand-in run: status $frc)"; pass reap-race ;;
+	*) fail reap-race "start killed the kernel of a run holding the lock (its status $frc): $(cat "$T/out")" ;;
+	esac
+	u rm rr >/dev/null 2>&1
+}
+
 # case_rename_race - rename never replaces a directory made meanwhile
 #
 # strace holds rename's rename() for 0.5 s; in between, NEWNAME's state
@@ -275,7 +305,7 @@ case_rename_race() {
 }
 
 all="disk_rm_outside image_recipe_lookup resize_quote usb_busid modes
-daemon_fds status_other_user clone_race rename_race"
+daemon_fds status_other_user clone_race reap_race rename_race"
 # shellcheck disable=SC2048,SC2086
 for c in ${*:-$all}; do
 	"case_$(echo "$c" | tr - _)"
