@@ -77,7 +77,7 @@ fake_build() {
 	truncate -s 1M "$here/built.img"
 	echo "$here/built.img"
 	SH
-	chmod 755 "$1/images/build.sh"
+	chmod 755 "$1/images" "$1/images/build.sh"
 }
 
 # case_image_recipe_lookup - only a real source tree's recipes run

@@ -116,6 +116,24 @@ static void test_guest_text(void)
 }
 
 /**
+ * proc_write() - write a string to a /proc file in one write
+ * @path:	file
+ * @text:	contents
+ *
+ * Return: 0 on success, -1 on failure
+ */
+static int proc_write(const char *path, const char *text)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC), rc;
+
+	if (fd < 0)
+		return -1;
+	rc = write(fd, text, strlen(text)) == (ssize_t)strlen(text) ? 0 : -1;
+	close(fd);
+	return rc;
+}
+
+/**
  * small_fs() - mount a 1000 KiB tmpfs, in a private mount namespace
  * @dir:	mount point, created
  *
@@ -126,9 +144,19 @@ static void test_guest_text(void)
  */
 static int small_fs(const char *dir)
 {
-	int flags = CLONE_NEWNS | (geteuid() ? CLONE_NEWUSER : 0);
+	unsigned int uid = geteuid(), gid = getegid();
+	char map[64];
 
-	if (mkdir(dir, 0700) || unshare(flags))
+	if (mkdir(dir, 0700) ||
+	    unshare(CLONE_NEWNS | (uid ? CLONE_NEWUSER : 0)))
+		return -1;
+	/* ourselves inside too: an unmapped owner can create no file */
+	snprintf(map, sizeof(map), "%u %u 1\n", uid, uid);
+	if (uid && (proc_write("/proc/self/setgroups", "deny") ||
+		    proc_write("/proc/self/uid_map", map)))
+		return -1;
+	snprintf(map, sizeof(map), "%u %u 1\n", gid, gid);
+	if (uid && proc_write("/proc/self/gid_map", map))
 		return -1;
 	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL))
 		return -1;
