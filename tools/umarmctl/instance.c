@@ -595,12 +595,14 @@ int cmd_rename(struct ctx *x, int argc, char **argv)
 	 */
 	if (renameat2(AT_FDCWD, a.state, AT_FDCWD, b.state,
 		      RENAME_NOREPLACE)) {
-		if (errno == EEXIST)
+		int e = errno;
+
+		if (e == EEXIST)
 			err("%s: '%s' already exists", a.name, b.name);
 		else
 			err("%s: cannot rename %s to %s: %s", a.name, a.state,
-			    b.state, strerror(errno));
-		rc = errno == EEXIST ? EX_STATE : EX_FAIL;
+			    b.state, strerror(e));
+		rc = e == EEXIST ? EX_STATE : EX_FAIL;
 		goto out;
 	}
 	fsync_dir_of(b.state);
