@@ -593,8 +593,12 @@ int cmd_rename(struct ctx *x, int argc, char **argv)
 	 * NEWNAME in progress).  Our locks move with the directory: from
 	 * now on they are NEWNAME's (see lock.c).
 	 */
-	if (renameat2(AT_FDCWD, a.state, AT_FDCWD, b.state,
-		      RENAME_NOREPLACE)) {
+	rc = renameat2(AT_FDCWD, a.state, AT_FDCWD, b.state, RENAME_NOREPLACE);
+	/* file systems without it (EINVAL): check, then rename */
+	if (rc && errno == EINVAL)
+		rc = !access(b.state, F_OK) ? (errno = EEXIST, -1) :
+		     rename(a.state, b.state);
+	if (rc) {
 		int e = errno;
 
 		if (e == EEXIST)
