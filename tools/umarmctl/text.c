@@ -17,7 +17,7 @@
 
 /**
  * utf8_seq_len() - length of a valid, printable UTF-8 sequence at @s
- * @s:		NUL-terminated string
+ * @s:		NUL-terminated string (a NUL ends any sequence)
  *
  * Accepts the shortest encodings of U+00A0..U+10FFFF minus the UTF-16
  * surrogates (RFC 3629), and printable ASCII.  C0 controls, DEL and C1
@@ -26,6 +26,19 @@
  * Return: 1 to 4, or 0 if @s does not start with such a sequence
  */
 size_t utf8_seq_len(const char *s)
+{
+	return utf8_len_n(s, 4);
+}
+
+/**
+ * utf8_len_n() - utf8_seq_len() within a buffer of @avail bytes
+ * @s:		buffer, not necessarily NUL-terminated
+ * @avail:	bytes available at @s, at least 1
+ *
+ * Return: 1 to 4, or 0 if @s does not start with a complete printable
+ *	   character
+ */
+size_t utf8_len_n(const char *s, size_t avail)
 {
 	const unsigned char *u = (const unsigned char *)s;
 	unsigned int cp;
@@ -40,6 +53,8 @@ size_t utf8_seq_len(const char *s)
 	else if (u[0] >= 0xf0 && u[0] <= 0xf4)
 		n = 4, cp = u[0] & 0x07;
 	else
+		return 0;
+	if (n > avail)
 		return 0;
 	for (i = 1; i < n; i++) {
 		if ((u[i] & 0xc0) != 0x80)
@@ -111,4 +126,65 @@ void json_put(FILE *f, const char *s)
 		s++;
 	}
 	fputc('"', f);
+}
+
+/**
+ * sgr_len() - length of an SGR (colour) escape sequence at @s
+ * @s:		buffer starting with ESC
+ * @avail:	bytes available
+ *
+ * ESC [ digits and ';' m: colours and bold, which boot messages use and
+ * which cannot move the cursor, set titles or answer back.
+ *
+ * Return: its length, or 0 if @s is not a complete one
+ */
+static size_t sgr_len(const char *s, size_t avail)
+{
+	size_t i;
+
+	if (avail < 3 || s[0] != '\033' || s[1] != '[')
+		return 0;
+	for (i = 2; i < avail && i < 64; i++) {
+		if (s[i] == 'm')
+			return i + 1;
+		if ((s[i] < '0' || s[i] > '9') && s[i] != ';')
+			return 0;
+	}
+	return 0;
+}
+
+/**
+ * term_filter() - guest console output, made safe for the user's terminal
+ * @in:		bytes from the guest
+ * @n:		how many
+ * @out:	at least @n bytes
+ *
+ * Keeps printable UTF-8, newlines, tabs, carriage returns before a
+ * newline and SGR colours; every other byte (other escape sequences:
+ * titles, OSC 52 clipboard writes, answerback requests; C1 controls;
+ * bytes that are not UTF-8) becomes '?'.  Call it on whole lines: a
+ * character or sequence cut at the end of @in is not recognised.
+ *
+ * Return: bytes written to @out (at most @n)
+ */
+size_t term_filter(const char *in, size_t n, char *out)
+{
+	size_t i = 0, o = 0;
+
+	while (i < n) {
+		size_t k = utf8_len_n(in + i, n - i);
+
+		if (!k && (in[i] == '\n' || in[i] == '\t' ||
+			   (in[i] == '\r' && i + 1 < n && in[i + 1] == '\n')))
+			k = 1;
+		if (!k && (k = sgr_len(in + i, n - i)) == 0) {
+			out[o++] = '?';
+			i++;
+			continue;
+		}
+		memcpy(out + o, in + i, k);
+		o += k;
+		i += k;
+	}
+	return o;
 }

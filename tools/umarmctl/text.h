@@ -14,7 +14,9 @@
 #define TEXT_KEEP_NL	1	/* keep '\n' and '\t' (multi-line output) */
 
 size_t utf8_seq_len(const char *s);
+size_t utf8_len_n(const char *s, size_t avail);
 void text_clean(char *s, int flags);
 void json_put(FILE *f, const char *s);
+size_t term_filter(const char *in, size_t n, char *out);
 
 #endif /* UMARM_TEXT_H */

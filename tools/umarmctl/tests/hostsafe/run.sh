@@ -304,8 +304,31 @@ case_rename_race() {
 	u rm ra rb >/dev/null 2>&1
 }
 
+# case_logs_escapes - logs on a terminal: colours pass, other escapes not
+case_logs_escapes() {
+	command -v script >/dev/null || { skip logs-escapes "no script(1)"; return; }
+	mkinst lg || { fail logs-escapes "create failed"; return; }
+	# a title, an OSC 52 clipboard write, a cursor report request
+	printf 'ok \033[1;32mgreen\033[0m\r\n\033]0;title\007\033]52;c;cHduZWQ=\007\033[6n\302\233x\n' \
+		>"$T/lib/umarm/lg/console.log"
+	u logs lg | cmp -s - "$T/lib/umarm/lg/console.log" ||
+		{ fail logs-escapes "logs to a pipe is not the log byte for byte"; return; }
+	script -qec "$UMARMCTL --no-systemd logs lg" /dev/null >"$T/tty" 2>&1
+	if grep -q "$(printf '\033]')" "$T/tty" ||
+	   grep -q "$(printf '\033\\[6n')" "$T/tty" ||
+	   grep -q "$(printf '\302\233')" "$T/tty"; then
+		fail logs-escapes "an escape sequence reached the terminal: $(od -c "$T/tty" | head -5)"
+	elif ! grep -q "$(printf '\033\\[1;32mgreen')" "$T/tty"; then
+		fail logs-escapes "colours or text lost: $(od -c "$T/tty" | head -5)"
+	else
+		pass logs-escapes
+	fi
+	u rm lg >/dev/null 2>&1
+}
+
 all="disk_rm_outside image_recipe_lookup resize_quote usb_busid modes
-daemon_fds status_other_user clone_race reap_race rename_race"
+daemon_fds status_other_user clone_race reap_race rename_race
+logs_escapes"
 # shellcheck disable=SC2048,SC2086
 for c in ${*:-$all}; do
 	"case_$(echo "$c" | tr - _)"
