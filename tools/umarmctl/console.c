@@ -20,6 +20,7 @@
 #include "lock.h"
 #include "log.h"
 #include "supervise.h"
+#include "text.h"
 #include "util.h"
 
 #define ESCAPE_CHAR	0x1d	/* ^] pressed three times within a second */
@@ -197,6 +198,40 @@ static off_t tail_offset(int fd, off_t size, long lines)
 	return 0;
 }
 
+/* Console output held back until its line is complete, for term_filter() */
+#define LOGS_LINE_MAX	8192
+
+/**
+ * logs_out() - write console log bytes to stdout
+ * @pend:	bytes not written yet, 2 * LOGS_LINE_MAX bytes of room
+ * @len:	how many, updated
+ * @flush:	write an incomplete last line too
+ *
+ * To a terminal, the guest's output goes through term_filter(), whole
+ * lines at a time: a guest must not send the user's terminal escape
+ * sequences other than colours.  To a file or a pipe it is copied as is.
+ */
+static void logs_out(char *pend, size_t *len, int flush)
+{
+	static char clean[2 * LOGS_LINE_MAX];
+	size_t n = *len;
+
+	if (isatty(1)) {
+		while (n && pend[n - 1] != '\n' && !flush &&
+		       *len - n < LOGS_LINE_MAX)
+			n--;
+		if (!n && !flush && *len < LOGS_LINE_MAX)
+			return;
+		if (!n)
+			n = *len;
+		write_all(1, clean, term_filter(pend, n, clean));
+	} else {
+		write_all(1, pend, n);
+	}
+	memmove(pend, pend + n, *len - n);
+	*len -= n;
+}
+
 /**
  * cmd_logs() - umarmctl logs NAME [-n LINES] [-f]: the console log
  * @x:		global options
@@ -209,7 +244,9 @@ int cmd_logs(struct ctx *x, int argc, char **argv)
 {
 	const char *name = NULL;
 	unsigned long lines = 0;
-	char path[PATH_LEN], buf[8192];
+	static char buf[2 * LOGS_LINE_MAX];
+	char path[PATH_LEN];
+	size_t pending = 0;
 	struct inst in;
 	int i, follow = 0, fd, rc;
 	off_t off = 0;
@@ -247,13 +284,15 @@ int cmd_logs(struct ctx *x, int argc, char **argv)
 	if (lines && !fstat(fd, &st))
 		off = tail_offset(fd, st.st_size, lines);
 	for (;;) {
-		ssize_t n = pread(fd, buf, sizeof(buf), off);
+		ssize_t n = pread(fd, buf + pending, LOGS_LINE_MAX, off);
 
 		if (n > 0) {
-			write_all(1, buf, n);
+			pending += n;
+			logs_out(buf, &pending, 0);
 			off += n;
 			continue;
 		}
+		logs_out(buf, &pending, 1);
 		if (!follow)
 			break;
 		/* rotated? start over on the new file */

@@ -174,7 +174,8 @@ int disk_check(const struct inst *in, const struct conf *c, int report)
  */
 int disk_create(const char *path, uint64_t size)
 {
-	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	/* the guest's data: the owner's alone */
+	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
 	int rc = 0;
 
 	if (fd < 0)

@@ -23,6 +23,7 @@
 #include "log.h"
 #include "mconsole.h"
 #include "state.h"
+#include "text.h"
 #include "util.h"
 
 /**
@@ -45,6 +46,9 @@ static int mc_running(const struct inst *in, const char *cmd, char *out,
 	if (!inst_running(in) || state_read(path, &st) || !*st.mconsole)
 		return -ENOTCONN;
 	rc = mc_command(st.mconsole, cmd, out, len, 5000, &e);
+	/* UML's reply is printed: no terminal escapes from the guest */
+	if (len)
+		text_clean(out, 0);
 	return rc ? rc : e ? -EIO : 0;
 }
 
@@ -119,6 +123,32 @@ out:
 }
 
 /**
+ * disk_unlink() - delete a removed disk's image if the instance owns it
+ * @in:		instance
+ * @n:		disk number, for messages
+ * @path:	image, as the configuration named it (made absolute)
+ *
+ * Only files in the state directory are the instance's: an image named
+ * by an absolute path elsewhere, or by "../" out of the state directory,
+ * may be anybody's, and stays.
+ */
+static void disk_unlink(const struct inst *in, unsigned long n,
+			const char *path)
+{
+	char real[PATH_LEN];
+	int r = path_inside(in->state, path, real);
+
+	if (r < 0 && r != -ENOENT)
+		warn("%s: kept %s: %s", in->name, path, strerror(-r));
+	else if (!r)
+		info("%s: kept %s: it is not in %s; delete it yourself if nothing else uses it",
+		     in->name, path, in->state);
+	else if (r > 0 && unlink(real) && errno != ENOENT)
+		warn("%s: cannot delete %s (disk%lu): %s", in->name, real, n,
+		     strerror(errno));
+}
+
+/**
  * disk_rm() - umarmctl disk rm NAME N [--keep]
  * @x:		global options
  * @argc:	arguments after "rm"
@@ -167,8 +197,8 @@ static int disk_rm(struct ctx *x, int argc, char **argv)
 	disk_abs(&in, c.disk[n].file, path);
 	memset(&c.disk[n], 0, sizeof(c.disk[n]));
 	rc = conf_save(&in, &c);
-	if (!rc && !keep && !strncmp(path, in.state, strlen(in.state)))
-		unlink(path);
+	if (!rc && !keep)
+		disk_unlink(&in, n, path);
 out:
 	lock_release(lock);
 	return rc;

@@ -8,7 +8,8 @@
  *
  *  1. an installed base image IMAGE_DIR/NAME-ARCH.img (then NAME.img);
  *  2. a source tree's recipes: when $UMARM_SRCDIR names one or umarmctl
- *     runs from one, "images/build.sh NAME ARCH" builds the image;
+ *     runs from one (source_tree() says how it is recognised),
+ *     "images/build.sh NAME ARCH" builds the image;
  *  3. the installed recipes, IMAGE_DIR/build.sh and IMAGE_DIR/NAME/ (the
  *     umarmctl package ships them), which build it the same way.
  *
@@ -57,29 +58,82 @@ const char *image_arch(void)
 }
 
 /**
+ * trusted_path() - whether a file or directory is as safe as we are
+ * @path:	path, not followed if a symbolic link
+ * @dir:	must be a directory (else a regular file)
+ *
+ * Owned by us or root and writable by nobody else: a recipe we run must
+ * not be replaceable by another user.
+ *
+ * Return: 1 if trusted, 0 otherwise
+ */
+static int trusted_path(const char *path, int dir)
+{
+	struct stat st;
+
+	if (lstat(path, &st))
+		return 0;
+	if (dir ? !S_ISDIR(st.st_mode) : !S_ISREG(st.st_mode))
+		return 0;
+	return (st.st_uid == geteuid() || !st.st_uid) &&
+	       !(st.st_mode & (S_IWGRP | S_IWOTH));
+}
+
+/**
+ * source_tree() - the source tree this umarmctl was built in, if it is one
+ * @top:	top directory of the tree, PATH_LEN bytes
+ *
+ * A tree is recognised by its shape, not by being two levels up: the
+ * binary is TOP/tools/umarmctl/umarmctl, TOP has images/build.sh and
+ * kernel/patches/series, and TOP, TOP/images and build.sh are trusted
+ * (trusted_path()).  A copy of umarmctl in /tmp/x/ runs no
+ * /tmp/images/build.sh somebody left there.
+ *
+ * Return: 0 if found, -ENOENT otherwise
+ */
+static int source_tree(char *top)
+{
+	static const char bin[] = "/tools/umarmctl/umarmctl";
+	char exe[PATH_LEN], p[PATH_LEN];
+	ssize_t n;
+
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n <= (ssize_t)strlen(bin))
+		return -ENOENT;
+	exe[n] = 0;
+	if (strcmp(exe + n - strlen(bin), bin))
+		return -ENOENT;
+	exe[n - strlen(bin)] = 0;
+	if (pathf(top, "%s", exe) || pathf(p, "%s/kernel/patches/series", top) ||
+	    access(p, R_OK) || !trusted_path(top, 1))
+		return -ENOENT;
+	if (pathf(p, "%s/images", top) || !trusted_path(p, 1) ||
+	    pathf(p, "%s/images/build.sh", top) || !trusted_path(p, 0) ||
+	    access(p, X_OK))
+		return -ENOENT;
+	return 0;
+}
+
+/**
  * build_script() - find images/build.sh of a source tree
  * @out:	path, PATH_LEN bytes
+ *
+ * $UMARM_SRCDIR (the user's own choice), else the tree umarmctl runs
+ * from (source_tree()).
  *
  * Return: 0 if found, -ENOENT otherwise
  */
 static int build_script(char *out)
 {
 	const char *src = getenv("UMARM_SRCDIR");
-	char exe[PATH_LEN];
-	ssize_t n;
+	char top[PATH_LEN];
 
 	if (src && *src && !pathf(out, "%s/images/build.sh", src) &&
 	    !access(out, X_OK))
 		return 0;
-	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	if (n <= 0)
+	if (source_tree(top))
 		return -ENOENT;
-	exe[n] = 0;
-	/* tools/umarmctl/umarmctl -> images/build.sh */
-	if (!pathf(out, "%s/../../images/build.sh", dirname(exe)) &&
-	    !access(out, X_OK))
-		return 0;
-	return -ENOENT;
+	return pathf(out, "%s/images/build.sh", top) ? -ENOENT : 0;
 }
 
 /* Where root's images are built from the installed recipes */
@@ -153,19 +207,21 @@ static void pin_image(char *img)
  */
 static int run_build(const char *script, const char *name, char *out)
 {
-	char *cmd, line[PATH_LEN];
+	char *argv[] = { (char *)script, (char *)name, (char *)image_arch(),
+			 NULL };
+	char line[PATH_LEN];
+	int fd, st = -1;
+	pid_t pid;
 	FILE *f;
-	int st;
 
 	info("building image '%s' for %s with %s (progress below)...", name,
 	     image_arch(), script);
-	cmd = xasprintf("'%s' '%s' '%s'", script, name, image_arch());
-	f = popen(cmd, "r");
-	free(cmd);
-	if (!f)
-		return -errno;
+	pid = spawn_argv(argv, &fd);
+	if (pid < 0)
+		return pid;
+	f = fdopen(fd, "r");
 	*out = 0;
-	while (fgets(line, sizeof(line), f)) {
+	while (f && fgets(line, sizeof(line), f)) {
 		line[strcspn(line, "\n")] = 0;
 		if (*line) {
 			/* stdout lines before the last are progress too */
@@ -174,7 +230,12 @@ static int run_build(const char *script, const char *name, char *out)
 			snprintf(out, PATH_LEN, "%s", line);
 		}
 	}
-	st = pclose(f);
+	if (f)
+		fclose(f);
+	else
+		close(fd);
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
 	if (st || !*out || access(out, R_OK)) {
 		err("image recipe '%s %s %s' failed (status %d); run it by hand to see why",
 		    script, name, image_arch(), st);

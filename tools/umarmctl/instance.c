@@ -26,6 +26,7 @@
 #include "sdnotify.h"
 #include "state.h"
 #include "supervise.h"
+#include "text.h"
 #include "util.h"
 
 #define ROOT_COW	"root.cow"
@@ -89,10 +90,14 @@ int conf_save(const struct inst *in, const struct conf *c)
 		err("%s: configuration too large", in->name);
 		return EX_FAIL;
 	}
+	/* System instances may run under their own account, which reads
+	 * its configuration; a user's are the user's alone.
+	 */
 	pathf(dir, "%s/instances", in->sc->confdir);
-	rc = mkdir_p(dir, 0755);
+	rc = mkdir_p(dir, in->sc->user ? 0700 : 0755);
 	if (!rc)
-		rc = write_file_atomic(in->conf, buf, n, 0644);
+		rc = write_file_atomic(in->conf, buf, n,
+				       in->sc->user ? 0600 : 0644);
 	if (rc) {
 		err("%s: cannot write %s: %s", in->name, in->conf,
 		    strerror(-rc));
@@ -229,7 +234,7 @@ static int root_from_base(const struct inst *in, const char *base,
 	}
 	info("%s: copying %s into a private %llu MiB root disk...",
 	     in->name, base, (unsigned long long)(size >> 20));
-	rc = copy_file_sparse(base, path, 0644);
+	rc = copy_file_sparse(base, path, 0600);
 	if (!rc && truncate(path, size))
 		rc = -errno;
 	if (rc) {
@@ -238,14 +243,14 @@ static int root_from_base(const struct inst *in, const char *base,
 		return rc;
 	}
 	if ((uint64_t)st.st_size < size && !access("/sbin/resize2fs", X_OK)) {
-		char *cmd = xasprintf("/sbin/e2fsck -fp '%s' >/dev/null 2>&1; "
-				      "/sbin/resize2fs '%s' >/dev/null 2>&1",
-				      path, path);
+		char *fsck[] = { "/sbin/e2fsck", "-fp", path, NULL };
+		char *grow[] = { "/sbin/resize2fs", path, NULL };
 
-		if (system(cmd))
+		/* e2fsck's "fixed something" (1) is no reason to stop */
+		run_argv(fsck);
+		if (run_argv(grow))
 			warn("%s: resize2fs could not grow the filesystem in %s; the extra space stays unused",
 			     in->name, path);
-		free(cmd);
 	}
 	return 0;
 }
@@ -363,7 +368,7 @@ int cmd_create(struct ctx *x, int argc, char **argv)
 	if (flavour_check(in.name, c.flavour))
 		return EX_HOST;
 
-	rc = mkdir_p(in.state, 0755);
+	rc = inst_mkdir_state(&in);
 	if (rc) {
 		err("%s: cannot create %s: %s", in.name, in.state,
 		    strerror(-rc));
@@ -441,7 +446,7 @@ int cmd_rm(struct ctx *x, int argc, char **argv)
 			rc = EX_NOINST;
 			continue;
 		}
-		mkdir_p(in.state, 0755);
+		inst_mkdir_state(&in);
 		if (force && inst_running(&in)) {
 			char *args[] = { in.name, NULL };
 
@@ -468,6 +473,9 @@ int cmd_rm(struct ctx *x, int argc, char **argv)
 			rc = EX_FAIL;
 		} else {
 			fsync_dir_of(in.conf);
+			/* the lock files go while we hold them: a waiter
+			 * finds them gone (lock_valid() in lock.c)
+			 */
 			r = rm_rf(in.state);
 			if (r) {
 				err("%s: cannot remove %s: %s", in.name,
@@ -519,7 +527,9 @@ static void relocate(struct conf *c, const char *from, const char *to)
  * @a:		old instance
  * @b:		new instance
  * @c:		configuration of @a
- * @locks:	the four locks taken (ops and run of @a, ops of @b)
+ * @locks:	three slots: the ops and run locks of @a taken here, and
+ *		-1 for the ops lock of @b (taken by clone; rename moves
+ *		@a's to @b)
  * @verb:	for messages
  *
  * Return: 0, or an exit code (locks released)
@@ -579,10 +589,24 @@ int cmd_rename(struct ctx *x, int argc, char **argv)
 	rc = two_names(x, argc, argv, &a, &b, &c, locks, "rename");
 	if (rc)
 		return rc;
-	if (rename(a.state, b.state)) {
-		err("%s: cannot rename %s to %s: %s", a.name, a.state, b.state,
-		    strerror(errno));
-		rc = EX_FAIL;
+	/* Never over a directory made meanwhile (even empty: a create of
+	 * NEWNAME in progress).  Our locks move with the directory: from
+	 * now on they are NEWNAME's (see lock.c).
+	 */
+	rc = renameat2(AT_FDCWD, a.state, AT_FDCWD, b.state, RENAME_NOREPLACE);
+	/* file systems without it (EINVAL): check, then rename */
+	if (rc && errno == EINVAL)
+		rc = !access(b.state, F_OK) ? (errno = EEXIST, -1) :
+		     rename(a.state, b.state);
+	if (rc) {
+		int e = errno;
+
+		if (e == EEXIST)
+			err("%s: '%s' already exists", a.name, b.name);
+		else
+			err("%s: cannot rename %s to %s: %s", a.name, a.state,
+			    b.state, strerror(e));
+		rc = e == EEXIST ? EX_STATE : EX_FAIL;
 		goto out;
 	}
 	fsync_dir_of(b.state);
@@ -620,7 +644,23 @@ int cmd_clone(struct ctx *x, int argc, char **argv)
 	rc = two_names(x, argc, argv, &a, &b, &c, locks, "clone");
 	if (rc)
 		return rc;
-	rc = mkdir_p(b.state, 0755);
+	/* NEWNAME is ours if we make its directory, and locked by us
+	 * before anything goes in (another create or clone of it waits,
+	 * then finds it exists)
+	 */
+	if (mkdir(b.state, 0700)) {
+		err("%s: cannot create %s: %s", a.name, b.state,
+		    errno == EEXIST ? "another command made it meanwhile" :
+		    strerror(errno));
+		rc = EX_STATE;
+		goto out;
+	}
+	locks[2] = lock_ops(&b);
+	if (locks[2] < 0 || inst_exists(&b)) {
+		err("%s: '%s' was created meanwhile", a.name, b.name);
+		rc = EX_STATE;
+		goto out;
+	}
 	for (i = 0; !rc && i < CONF_MAX_DISKS; i++) {
 		char f[PATH_LEN], g[PATH_LEN];
 		const char *file = c.disk[i].file;
@@ -628,7 +668,7 @@ int cmd_clone(struct ctx *x, int argc, char **argv)
 		if (!c.disk[i].set)
 			continue;
 		disk_abs(&a, file, f);
-		if (*file == '/' && strncmp(file, a.state, strlen(a.state)))
+		if (path_inside(a.state, f, g) != 1)
 			continue;	/* outside the instance: shared */
 		if (access(f, F_OK))
 			continue;	/* overlay not created yet */
@@ -638,7 +678,7 @@ int cmd_clone(struct ctx *x, int argc, char **argv)
 		} else {
 			disk_abs(&b, file, g);
 		}
-		rc = copy_file_sparse(f, g, 0644);
+		rc = copy_file_sparse(f, g, 0600);
 		if (rc)
 			err("%s: cannot copy %s to %s: %s", a.name, f, g,
 			    strerror(-rc));
@@ -646,30 +686,22 @@ int cmd_clone(struct ctx *x, int argc, char **argv)
 	if (!rc)
 		rc = conf_save(&b, &c);
 	else
-		rm_rf(b.state);
+		rm_rf(b.state);	/* lock files too: see lock.c */
+	rc = rc ? EX_FAIL : 0;
+out:
+	lock_release(locks[2]);
 	lock_release(locks[1]);
 	lock_release(locks[0]);
-	return rc ? EX_FAIL : 0;
+	return rc;
 }
 
 /**
- * json_str() - print a JSON string literal
- * @s:		string
+ * json_str() - print a JSON string literal on stdout
+ * @s:		string, any bytes (see json_put())
  */
 void json_str(const char *s)
 {
-	putchar('"');
-	for (; *s; s++) {
-		unsigned char ch = *s;
-
-		if (ch == '"' || ch == '\\')
-			printf("\\%c", ch);
-		else if (ch < 0x20)
-			printf("\\u%04x", ch);
-		else
-			putchar(ch);
-	}
-	putchar('"');
+	json_put(stdout, s);
 }
 
 /**
@@ -682,22 +714,34 @@ struct row {
 	struct state last;
 	struct conf c;
 	int conf_ok;
+	int unknown;
 };
 
 /**
  * row_load() - gather the facts about an instance
  * @in:		instance
  * @r:		row to fill
+ *
+ * Another user's instance may be unreadable (mode 0700): its state is
+ * "unknown" (@r->unknown holds the errno), never a guess of "stopped".
  */
 static void row_load(const struct inst *in, struct row *r)
 {
 	char path[PATH_LEN];
+	int run;
+
 	memset(r, 0, sizeof(*r));
 	snprintf(r->name, sizeof(r->name), "%s", in->name);
 	log_mute = 1;
 	r->conf_ok = !conf_load(in, &r->c);
 	log_mute = 0;
-	r->running = inst_running(in);
+	run = inst_running(in);
+	if (run < 0) {
+		r->unknown = -run;
+		snprintf(r->st.status, sizeof(r->st.status), "unknown");
+		return;
+	}
+	r->running = run;
 	inst_path(in, path, 1, STATE_FILE);
 	if (r->running)
 		state_read(path, &r->st);
@@ -874,7 +918,8 @@ int cmd_list(struct ctx *x, int argc, char **argv)
  * @argv:	arguments
  *
  * Return: 0 if all named instances are running, EX_STATE if one is not
- *	   (like "systemctl status" returning 3), other exit codes on error
+ *	   (like "systemctl status" returning 3), EX_FAIL if we cannot tell
+ *	   (another user's), other exit codes on error
  */
 int cmd_status(struct ctx *x, int argc, char **argv)
 {
@@ -909,13 +954,16 @@ int cmd_status(struct ctx *x, int argc, char **argv)
 				printf(",");
 			row_json(x, &r);
 			if (!r.running && !rc)
-				rc = EX_STATE;
+				rc = r.unknown ? EX_FAIL : EX_STATE;
 			continue;
 		}
 		if (n++)
 			printf("\n");
 		printf("%s (%s instance) - %s\n", r.name,
 		       x->sc.user ? "per-user" : "system", r.st.status);
+		if (r.unknown)
+			printf("         Note: cannot tell whether it runs: %s: %s (ask its owner, or root)\n",
+			       in.state, strerror(r.unknown));
 		if (r.running) {
 			t = r.st.started / 1000;
 			strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S",
@@ -960,7 +1008,7 @@ int cmd_status(struct ctx *x, int argc, char **argv)
 		printf("       Config: %s\n        State: %s\n", in.conf,
 		       in.state);
 		if (!r.running && !rc)
-			rc = EX_STATE;
+			rc = r.unknown ? EX_FAIL : EX_STATE;
 	}
 	if (x->json)
 		printf("]\n");

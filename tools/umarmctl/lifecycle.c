@@ -33,6 +33,7 @@
 #include "mconsole.h"
 #include "state.h"
 #include "supervise.h"
+#include "text.h"
 #include "util.h"
 
 #define SUPERVISOR_LOG	"supervisor.log"
@@ -49,7 +50,9 @@
  * @lock:	the operations lock, which the daemon must not keep
  *
  * Double fork and setsid(), stdin from /dev/null, stdout and stderr to
- * STATEDIR/NAME/supervisor.log.
+ * STATEDIR/NAME/supervisor.log, the readiness pipe on descriptor 3 and
+ * nothing else of the caller's (close_from()), the root directory as the
+ * working directory (the caller's may be unmounted, or deleted).
  *
  * Return: 0 in the parent, negative errno on failure; never returns in
  *	   the daemon
@@ -75,14 +78,22 @@ static int daemonize_supervisor(const struct inst *in, const struct conf *c,
 		fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
 		if (fd >= 0)
 			dup2(fd, 0);
+		/* what the supervisor, UML and passt create (root.cow,
+		 * logs) is the owner's alone
+		 */
+		umask(077);
 		inst_path(in, path, 0, SUPERVISOR_LOG);
 		fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC,
-			  0640);
+			  0600);
 		if (fd >= 0) {
 			dup2(fd, 1);
 			dup2(fd, 2);
 		}
-		umask(022);
+		if (ready_w != 3 && dup3(ready_w, 3, O_CLOEXEC) == 3)
+			ready_w = 3;
+		close_from(ready_w + 1);
+		if (chdir("/"))
+			_exit(EX_FAIL);
 		_exit(supervise(in, c, ready_w));
 	}
 	if (waitpid(pid, &st, 0) < 0 || !WIFEXITED(st) || WEXITSTATUS(st))
@@ -128,6 +139,8 @@ static int wait_ready(const struct inst *in, int fd, int timeout_ms)
 	}
 	buf[o] = 0;
 	buf[strcspn(buf, "\n")] = 0;
+	/* the reason can quote the guest's console: no terminal escapes */
+	text_clean(buf, 0);
 	if (!strcmp(buf, "READY"))
 		return 0;
 	if (!strncmp(buf, "FAIL ", 5)) {
@@ -164,7 +177,7 @@ static int start_one(struct ctx *x, const char *name, int attach)
 	char k[PATH_LEN];
 	struct inst in;
 	struct conf c;
-	int rc, lock, p[2];
+	int rc, lock, run, p[2];
 
 	rc = inst_open(x, name, &in, &c);
 	if (rc)
@@ -191,13 +204,28 @@ static int start_one(struct ctx *x, const char *name, int attach)
 		lock_release(lock);
 		return EX_NOINST;
 	}
-	if (inst_running(&in)) {
+	/* The run lock, while leftovers are killed: a concurrent 'run'
+	 * (systemd's, which takes no operations lock) cannot start a
+	 * kernel that reap_orphans() would take for one.
+	 */
+	run = lock_take(&in, LOCK_RUN, 1, 0);
+	if (run == -EWOULDBLOCK) {
 		info("%s: already running", in.name);
 		lock_release(lock);
 		return attach ? console_attach(&in, 0) : 0;
 	}
+	if (run < 0) {
+		err("%s: cannot lock %s/%s: %s", in.name, in.state, LOCK_RUN,
+		    strerror(-run));
+		lock_release(lock);
+		return EX_STATE;
+	}
+	inst_tighten(&in);
 	reap_orphans(&in);
-	if (disk_check(&in, &c, 1)) {
+	rc = disk_check(&in, &c, 1);
+	/* the supervisor takes it again, as under systemd */
+	lock_release(run);
+	if (rc) {
 		lock_release(lock);
 		return EX_STATE;
 	}
@@ -278,7 +306,7 @@ int cmd_run(struct ctx *x, int argc, char **argv)
 	rc = inst_open(x, argv[0], &in, &c);
 	if (rc)
 		return rc;
-	rc = mkdir_p(in.state, 0755);
+	rc = inst_mkdir_state(&in);
 	if (rc) {
 		err("%s: cannot create %s: %s", in.name, in.state,
 		    strerror(-rc));
@@ -560,6 +588,8 @@ int cmd_mconsole(struct ctx *x, int argc, char **argv)
 		err("%s: mconsole %s: %s", in.name, st.mconsole, strerror(-rc));
 		return rc == -ETIMEDOUT ? EX_TIMEOUT : EX_FAIL;
 	}
+	/* the guest's kernel answers: lines, but no terminal escapes */
+	text_clean(out, TEXT_KEEP_NL);
 	if (*out)
 		printf("%s%s", out, out[strlen(out) - 1] == '\n' ? "" : "\n");
 	if (e) {
@@ -603,7 +633,7 @@ static int enable_verb(struct ctx *x, int argc, char **argv, int on)
 		} else if (!r) {
 			inst_path(&in, path, 0, AUTOSTART_FILE);
 			if (on)
-				r = write_file_atomic(path, "1\n", 2, 0644) ?
+				r = write_file_atomic(path, "1\n", 2, 0600) ?
 				    EX_FAIL : 0;
 			else if (unlink(path) && errno != ENOENT)
 				r = EX_FAIL;

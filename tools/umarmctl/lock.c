@@ -16,6 +16,19 @@
  *
  * flock() locks belong to the open file description, are not inherited
  * across our execs (O_CLOEXEC) and work on every local filesystem.
+ *
+ * Lock files are removed (rm, a failed clone) or moved (rename) while
+ * held.  That is safe because a lock counts only if, once it is taken,
+ * the path still names the locked file (lock_valid()): a command that
+ * opened the old file and waited retries on whatever the path names now
+ * (nothing, after rm: "no such instance"), so two processes never both
+ * hold "the" lock of a name.  The holder removes or moves the file first
+ * and closes it last.
+ *
+ * Lock files are 0600 in a 0700 directory: a shared lock taken by another
+ * user would keep the supervisor from starting.  So another user cannot
+ * tell whether an instance runs: inst_running() says so (-EACCES) instead
+ * of "stopped".
  */
 
 #include <errno.h>
@@ -24,6 +37,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 
 #include "lock.h"
 #include "log.h"
@@ -31,6 +45,23 @@
 
 /* How often to retry a contended lock while waiting */
 #define LOCK_POLL_MS	20
+
+/**
+ * lock_valid() - whether a lock just taken is still the lock of its path
+ * @fd:		locked file
+ * @path:	its path
+ *
+ * Return: 1 if @path names the file @fd has open, 0 if it was removed or
+ *	   replaced while we waited
+ */
+static int lock_valid(int fd, const char *path)
+{
+	struct stat a, b;
+
+	if (fstat(fd, &a) || !a.st_nlink || stat(path, &b))
+		return 0;
+	return a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+}
 
 /**
  * lock_take() - open and lock a lock file of an instance
@@ -47,16 +78,24 @@ int lock_take(const struct inst *in, const char *file, int excl,
 {
 	uint64_t deadline = boot_ms() + (timeout_ms > 0 ? timeout_ms : 0);
 	char path[PATH_LEN];
-	int fd;
+	int fd = -1;
 
 	if (inst_path(in, path, 0, file))
 		return -ENAMETOOLONG;
-	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
-	if (fd < 0)
-		return -errno;
 	for (;;) {
-		if (!flock(fd, (excl ? LOCK_EX : LOCK_SH) | LOCK_NB))
-			return fd;
+		if (fd < 0)
+			fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC |
+				  O_NOFOLLOW, 0600);
+		if (fd < 0)
+			return -errno;
+		if (!flock(fd, (excl ? LOCK_EX : LOCK_SH) | LOCK_NB)) {
+			if (lock_valid(fd, path))
+				return fd;
+			/* removed or moved by its holder: the path's now */
+			close(fd);
+			fd = -1;
+			continue;
+		}
 		if (errno != EWOULDBLOCK && errno != EINTR) {
 			int rc = -errno;
 
@@ -100,17 +139,26 @@ int lock_ops(const struct inst *in)
  * inst_running() - whether the supervisor of an instance is alive
  * @in:		instance
  *
- * Return: 1 if running, 0 if not
+ * Probes LOCK_RUN read-only, without creating it: a missing lock file
+ * means never started here.  A file we may not open (another user's
+ * instance) means we cannot tell, which is not "stopped".
+ *
+ * Return: 1 if running, 0 if not, negative errno if unknown (-EACCES)
  */
 int inst_running(const struct inst *in)
 {
-	int fd = lock_take(in, LOCK_RUN, 0, 0);
+	char path[PATH_LEN];
+	int fd, rc = 0;
 
-	if (fd == -EWOULDBLOCK)
-		return 1;
-	if (fd >= 0)
-		close(fd);
-	return 0;
+	if (inst_path(in, path, 0, LOCK_RUN))
+		return -ENAMETOOLONG;
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0)
+		return errno == ENOENT ? 0 : -errno;
+	if (flock(fd, LOCK_SH | LOCK_NB))
+		rc = errno == EWOULDBLOCK ? 1 : -errno;
+	close(fd);
+	return rc;
 }
 
 /**

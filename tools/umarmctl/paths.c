@@ -16,7 +16,10 @@
  */
 
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -226,4 +229,103 @@ void inst_fs_restore(const struct fs_id *saved)
 		return;
 	setfsuid(saved->uid);
 	setfsgid(saved->gid);
+}
+
+/**
+ * path_inside() - whether a file is in a directory (or below it)
+ * @dir:	directory, e.g. the state directory of an instance
+ * @path:	file, e.g. a disk from a configuration
+ * @real:	@path with its directory resolved, PATH_LEN bytes: what to
+ *		unlink() (the last component is not followed: a symbolic
+ *		link inside @dir is itself inside)
+ *
+ * Compares resolved paths component-wise: "STATE/../../x.img" is not in
+ * STATE, and STATEDIR/vm2/x.img is not in STATEDIR/vm.
+ *
+ * Return: 1 if inside, 0 if not, negative errno if @dir or the directory
+ *	   of @path cannot be resolved
+ */
+int path_inside(const char *dir, const char *path, char *real)
+{
+	char rdir[PATH_MAX], rparent[PATH_MAX], parent[PATH_LEN];
+	const char *base = strrchr(path, '/');
+	size_t n;
+
+	if (!base || base == path || !base[1] || !strcmp(base, "/.") ||
+	    !strcmp(base, "/.."))
+		return 0;
+	if (pathf(parent, "%.*s", (int)(base - path), path))
+		return -ENAMETOOLONG;
+	if (!realpath(dir, rdir) || !realpath(parent, rparent))
+		return -errno;
+	if (pathf(real, "%s%s", rparent, base))
+		return -ENAMETOOLONG;
+	n = strlen(rdir);
+	return !strncmp(rparent, rdir, n) &&
+	       (rparent[n] == '/' || !rparent[n]);
+}
+
+/**
+ * inst_tighten() - make an instance's state directory private again
+ * @in:		instance
+ *
+ * Versions before 0600/0700 created disks 0644 and directories 0755: any
+ * local user could read the guest's disks.  The owner's commands take
+ * the group and other bits away from the directory and from the files
+ * directly in it (disks, logs, last-run), owned by the caller only: root
+ * never changes a file of the account that runs an instance.  Symbolic
+ * links are not followed.
+ */
+void inst_tighten(const struct inst *in)
+{
+	struct dirent *de;
+	struct stat st;
+	int dfd;
+	DIR *d;
+
+	dfd = open(in->state, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+		   O_CLOEXEC);
+	if (dfd < 0)
+		return;
+	if (!fstat(dfd, &st) && st.st_uid == geteuid() && (st.st_mode & 077))
+		fchmod(dfd, st.st_mode & 0700);
+	d = fdopendir(dfd);
+	if (!d) {
+		close(dfd);
+		return;
+	}
+	while ((de = readdir(d))) {
+		int fd = openat(dfd, de->d_name, O_RDONLY | O_NOFOLLOW |
+				O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+
+		if (fd < 0)
+			continue;
+		if (!fstat(fd, &st) && S_ISREG(st.st_mode) &&
+		    st.st_uid == geteuid() && (st.st_mode & 077))
+			fchmod(fd, st.st_mode & 0700);
+		close(fd);
+	}
+	closedir(d);
+}
+
+/**
+ * inst_mkdir_state() - create an instance's state directory, private
+ * @in:		instance
+ *
+ * The scope's directory stays traversable for system instances
+ * (/var/lib/umarm 0755: each instance may run under its own account and
+ * must reach its directory); the instance's directory is 0700, its files
+ * 0600.  An existing one is tightened (inst_tighten()).
+ *
+ * Return: 0 on success, negative errno on failure
+ */
+int inst_mkdir_state(const struct inst *in)
+{
+	int rc = mkdir_p(in->sc->statedir, in->sc->user ? 0700 : 0755);
+
+	if (!rc && mkdir(in->state, 0700) && errno != EEXIST)
+		rc = -errno;
+	if (!rc)
+		inst_tighten(in);
+	return rc;
 }

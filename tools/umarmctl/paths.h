@@ -61,5 +61,8 @@ int inst_path(const struct inst *in, char *buf, int run, const char *file);
 int inst_exists(const struct inst *in);
 void inst_fs_owner(const struct inst *in, struct fs_id *saved);
 void inst_fs_restore(const struct fs_id *saved);
+int path_inside(const char *dir, const char *path, char *real);
+void inst_tighten(const struct inst *in);
+int inst_mkdir_state(const struct inst *in);
 
 #endif /* UMARM_PATHS_H */

@@ -7,6 +7,11 @@
  * STATEDIR/NAME/last-run when it exits); every write replaces the whole file
  * atomically (write_file_atomic()).  Readers treat the file as a
  * description only: whether the instance is up is decided by LOCK_RUN.
+ *
+ * Values can carry guest text (the exit reason of a panic, a line written
+ * to /proc/mconsole): they are written and read through text_clean(), so
+ * that no value holds a newline (which would add a "status=" line of the
+ * guest's choosing) or a control character that reaches a terminal.
  */
 
 #include <errno.h>
@@ -15,6 +20,7 @@
 #include <string.h>
 
 #include "state.h"
+#include "text.h"
 #include "util.h"
 
 /**
@@ -26,9 +32,15 @@
  */
 int state_write(const char *path, const struct state *s)
 {
+	struct state c = *s;
 	char buf[2048];
 	int n;
 
+	text_clean(c.status, 0);
+	text_clean(c.mconsole, 0);
+	text_clean(c.net, 0);
+	text_clean(c.exit, 0);
+	s = &c;
 	n = snprintf(buf, sizeof(buf),
 		     "status=%s\nsupervisor=%d\numl=%d\npasst=%d\n"
 		     "mconsole=%s\nnet=%s\nstarted=%llu\nready=%llu\n"
@@ -38,13 +50,16 @@ int state_write(const char *path, const struct state *s)
 		     (unsigned long long)s->ready, s->exit);
 	if (n < 0 || n >= (int)sizeof(buf))
 		return -ENOSPC;
-	return write_file_atomic(path, buf, n, 0644);
+	return write_file_atomic(path, buf, n, 0600);
 }
 
 /**
  * state_read() - read a state file; unknown keys are ignored
  * @path:	file
  * @s:		state, zeroed first
+ *
+ * Values are cleaned again: a file written by an older umarmctl may hold
+ * raw guest text.
  *
  * Return: 0 on success, negative errno on failure
  */
@@ -64,7 +79,8 @@ int state_read(const char *path, struct state *s)
 		if (!v)
 			continue;
 		*v++ = 0;
-#define STR(k, f) if (!strcmp(line, k)) snprintf(f, sizeof(f), "%s", v)
+#define STR(k, f) if (!strcmp(line, k)) \
+		{ snprintf(f, sizeof(f), "%s", v); text_clean(f, 0); }
 		STR("status", s->status);
 		STR("mconsole", s->mconsole);
 		STR("net", s->net);

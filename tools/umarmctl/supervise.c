@@ -58,6 +58,7 @@
 #include "nif.h"
 #include "sdnotify.h"
 #include "state.h"
+#include "text.h"
 #include "util.h"
 
 #define MAX_CLIENTS		16
@@ -189,7 +190,7 @@ static void publish_nif(struct sup *s)
 			o += strlen(buf + o);
 	}
 	inst_path(s->in, path, 1, NIF_FILE);
-	if (write_file_atomic(path, buf, o, 0644))
+	if (write_file_atomic(path, buf, o, 0600))
 		warn("%s: cannot write %s: %s", s->in->name, path,
 		     strerror(errno));
 }
@@ -359,12 +360,17 @@ static void set_ready(struct sup *s, const char *how)
  */
 static void fail_boot(struct sup *s, int code, const char *msg)
 {
+	char clean[sizeof(s->fail)];
+
+	/* a console line of the guest's: no escapes to the user's terminal */
+	snprintf(clean, sizeof(clean), "%s", msg);
+	text_clean(clean, 0);
 	if (!*s->fail) {
-		snprintf(s->fail, sizeof(s->fail), "%s", msg);
+		snprintf(s->fail, sizeof(s->fail), "%s", clean);
 		s->exit_code = code;
 	}
-	err("%s", msg);
-	tell_starter(s, 0, code, msg);
+	err("%s", clean);
+	tell_starter(s, 0, code, clean);
 }
 
 /**
@@ -494,6 +500,8 @@ static void notify_in(struct sup *s)
 	text[len] = 0;
 	if (len && text[len - 1] == '\n')
 		text[len - 1] = 0;
+	/* guest text (/proc/mconsole, panic): one line, no escapes */
+	text_clean(text, 0);
 
 	switch (type) {
 	case MC_NOTIFY_SOCKET:
@@ -1208,6 +1216,8 @@ int supervise(const struct inst *in, const struct conf *c, int ready_fd)
 
 	snprintf(prefix, sizeof(prefix), "umarmctl[%s]", in->name);
 	log_set_prefix(prefix);
+	/* root.cow, logs, sockets: the owner's alone (also under systemd) */
+	umask(077);
 
 	s = calloc(1, sizeof(*s));
 	if (!s)

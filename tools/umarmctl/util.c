@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
+#include <spawn.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +17,8 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
 
 #include "util.h"
 #include "log.h"
@@ -136,10 +139,11 @@ int fsync_dir_of(const char *path)
  * @len:	length of @buf
  * @mode:	permissions of the new file
  *
- * Writes a temporary file next to @path, fsync()s it, rename()s it over
- * @path and fsync()s the directory: a crash (or kill -9) at any point leaves
- * either the complete old or the complete new file, plus at worst a stale
- * ".NAME.tmp.PID" that the next writer of the same file overwrites.
+ * Writes a temporary file with a unique name (mkostemp()) next to @path,
+ * fsync()s it, rename()s it over @path and fsync()s the directory: a crash
+ * (or kill -9) at any point leaves either the complete old or the
+ * complete new file, plus at worst a stale ".NAME.XXXXXX"; two writers at
+ * once each rename a complete file of their own (the last one wins).
  *
  * Return: 0 on success, negative errno on failure
  */
@@ -151,11 +155,11 @@ int write_file_atomic(const char *path, const void *buf, size_t len,
 
 	if (pathf(d, "%s", path) || pathf(b, "%s", path))
 		return -ENAMETOOLONG;
-	if (pathf(tmp, "%s/.%s.tmp", dirname(d), basename(b)))
+	if (pathf(tmp, "%s/.%s.XXXXXX", dirname(d), basename(b)))
 		return -ENAMETOOLONG;
 
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW,
-		  mode);
+	/* created 0600, whatever the umask; @mode once complete */
+	fd = mkostemp(tmp, O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
 	rc = write_all(fd, buf, len);
@@ -340,6 +344,36 @@ int rm_contents(const char *path)
 }
 
 /**
+ * pwrite_all() - write a whole buffer at an offset
+ * @fd:		file descriptor
+ * @buf:	data
+ * @len:	length of @buf
+ * @off:	file offset
+ *
+ * A full file system makes pwrite() return a short count, without errno:
+ * the next call reports ENOSPC (or writes nothing, which is the same).
+ *
+ * Return: 0 on success, negative errno on failure
+ */
+static int pwrite_all(int fd, const char *buf, size_t len, off_t off)
+{
+	while (len) {
+		ssize_t n = pwrite(fd, buf, len, off);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		if (!n)
+			return -ENOSPC;
+		buf += n;
+		len -= n;
+		off += n;
+	}
+	return 0;
+}
+
+/**
  * copy_file_sparse() - copy a disk image, keeping holes as holes
  * @src:	source file
  * @dst:	destination, created exclusively (must not exist)
@@ -392,10 +426,9 @@ int copy_file_sparse(const char *src, const char *dst, mode_t mode)
 				rc = n ? -errno : -EIO;
 				goto out;
 			}
-			if (pwrite(out, buf, n, data) != n) {
-				rc = -errno;
+			rc = pwrite_all(out, buf, n, data);
+			if (rc)
 				goto out;
-			}
 			data += n;
 		}
 	}
@@ -520,6 +553,128 @@ int sh_quote(const char *in, char *out, size_t len)
 #undef PUT
 	out[o] = 0;
 	return 0;
+}
+
+/**
+ * spawn_argv() - start a program with an argv, no shell in between
+ * @argv:	program (looked up in $PATH) and arguments, NULL-terminated
+ * @out:	set to the read end of a pipe from its stdout; NULL to send
+ *		its stdout and stderr to /dev/null
+ *
+ * Paths from configurations and the environment go to programs as
+ * arguments, never through "sh -c": no quoting to get wrong.
+ *
+ * Return: pid, negative errno on failure
+ */
+pid_t spawn_argv(char *const argv[], int *out)
+{
+	extern char **environ;
+	posix_spawn_file_actions_t fa;
+	int p[2] = { -1, -1 }, rc;
+	pid_t pid;
+
+	if (out && pipe2(p, O_CLOEXEC))
+		return -errno;
+	posix_spawn_file_actions_init(&fa);
+	if (out) {
+		posix_spawn_file_actions_adddup2(&fa, p[1], 1);
+	} else {
+		posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY,
+						 0);
+		posix_spawn_file_actions_adddup2(&fa, 1, 2);
+	}
+	rc = posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	if (out) {
+		close(p[1]);
+		if (rc)
+			close(p[0]);
+		else
+			*out = p[0];
+	}
+	return rc ? -rc : pid;
+}
+
+/**
+ * run_argv() - run a program quietly and wait for it
+ * @argv:	program and arguments, NULL-terminated
+ *
+ * Return: its exit status (0 to 255), 128 + signal, or -1 if it could not
+ *	   be started
+ */
+int run_argv(char *const argv[])
+{
+	pid_t pid = spawn_argv(argv, NULL);
+	int st;
+
+	if (pid < 0)
+		return -1;
+	while (waitpid(pid, &st, 0) < 0)
+		if (errno != EINTR)
+			return -1;
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+/**
+ * busid_check() - whether a string is a USB bus id, e.g. "1-2" or "3-1.4.2"
+ * @s:		string from the command line
+ *
+ * Bus ids go into usbip's arguments and into a script run in the guest:
+ * only BUS-PORT(.PORT)* in decimal passes.
+ *
+ * Return: 0 if valid, -EINVAL otherwise
+ */
+int busid_check(const char *s)
+{
+	int digits = 0, dash = 0;
+
+	if (strlen(s) > 31)
+		return -EINVAL;
+	for (; *s; s++) {
+		if (*s >= '0' && *s <= '9') {
+			digits++;
+			continue;
+		}
+		if (!digits || (*s == '-' && dash) || (*s == '.' && !dash) ||
+		    (*s != '-' && *s != '.'))
+			return -EINVAL;
+		dash |= *s == '-';
+		digits = 0;
+	}
+	return digits && dash ? 0 : -EINVAL;
+}
+
+/**
+ * close_from() - close every file descriptor from @lowfd up
+ * @lowfd:	first descriptor to close
+ *
+ * A daemon must not keep its caller's descriptors: a pipe it holds never
+ * sees EOF ("umarmctl start | tee" would hang), a file it holds stays
+ * busy.  close_range() is supported since kernel version 5.9; before,
+ * close what /proc/self/fd lists, or every number up to the limit.
+ */
+void close_from(int lowfd)
+{
+	long max = sysconf(_SC_OPEN_MAX), fd;
+	struct dirent *de;
+	DIR *d;
+
+#ifdef SYS_close_range
+	if (!syscall(SYS_close_range, (unsigned int)lowfd, ~0U, 0))
+		return;
+#endif
+	d = opendir("/proc/self/fd");
+	if (d) {
+		while ((de = readdir(d))) {
+			fd = atol(de->d_name);
+			if (fd >= lowfd && fd != dirfd(d))
+				close(fd);
+		}
+		closedir(d);
+		return;
+	}
+	for (fd = lowfd; fd < (max > 0 ? max : 1024); fd++)
+		close(fd);
 }
 
 /**

@@ -33,6 +33,10 @@ int parse_size(const char *s, uint64_t *out);
 void format_size(uint64_t v, char *buf, size_t len);
 int parse_uint(const char *s, unsigned long max, unsigned long *out);
 int sh_quote(const char *in, char *out, size_t len);
+pid_t spawn_argv(char *const argv[], int *out);
+int run_argv(char *const argv[]);
+int busid_check(const char *s);
+void close_from(int lowfd);
 
 uint64_t now_ms(void);
 uint64_t boot_ms(void);

@@ -869,6 +869,34 @@ if want user && [ "$(id -u)" = 0 ] && command -v runuser >/dev/null; then
 	fi
 fi
 
+# guest-text: what a guest writes to /proc/mconsole reaches the state files
+# and status: it must add no "key=" line, no terminal escape, no invalid JSON
+if want guest-text; then
+	u create gt --image "$image" --mem 128M >/dev/null 2>&1
+	expect guest_text.start 0 u start gt
+	# shellcheck disable=SC2016
+	u exec gt -- sh -c 'printf "Kernel panic - not syncing: x\nstatus=running\nexit=\033]0;pwned\007\377\n" >/proc/mconsole' >/dev/null 2>&1
+	u stop gt >/dev/null 2>&1
+	u status gt >"$T/status" 2>&1
+	u list --json >"$T/json" 2>&1
+	if ! grep -q "Last run: failed (gt: guest kernel panic" "$T/status"; then
+		fail guest_text.status "$(head -c 300 "$T/status")"
+	elif grep -q "$(printf '\033')" "$T/status"; then
+		fail guest_text.status "an escape sequence reached the terminal"
+	else
+		pass guest_text.status
+	fi
+	if grep -q "$(printf '[\033\377]')" "$T/json"; then
+		fail guest_text.json "raw control or non-UTF-8 bytes: $(head -c 300 "$T/json")"
+	elif command -v python3 >/dev/null &&
+	     ! python3 -c 'import json,sys; json.load(open(sys.argv[1], encoding="utf-8"))' "$T/json" 2>"$T/err"; then
+		fail guest_text.json "$(cat "$T/err")"
+	else
+		pass guest_text.json
+	fi
+	u rm gt >/dev/null 2>&1
+fi
+
 # Leave nothing running
 for f in "$T"/etc/instances/*.conf; do
 	[ -e "$f" ] && u kill "$(basename "$f" .conf)" >/dev/null 2>&1

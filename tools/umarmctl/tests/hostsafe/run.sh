@@ -1,0 +1,341 @@
+#!/bin/sh
+# run.sh - umarmctl against a hostile configuration, guest or neighbour,
+#	   without a UML kernel (fast: part of 'make check')
+#
+# Usage: tests/hostsafe/run.sh [CASE...]
+#
+# Drives the umarmctl binary of this tree with its directories in a
+# scratch directory (UMARM_CONFIG_DIR, UMARM_STATE_DIR, UMARM_RUNTIME_DIR).
+# Where a supervisor must run, the "kernel" is fake-kernel.sh, which prints
+# the readiness marker and sleeps.  Every case prints PASS, FAIL or SKIP
+# with the reason; the last line is "N passed, N failed"; the exit status
+# is 1 if any case failed.  A failing run keeps its directory.
+
+# SC2015: pass() never fails, so "check && pass || fail" is if-then-else.
+# shellcheck disable=SC2015
+
+set -u
+
+here=$(cd "$(dirname "$0")" && pwd)
+UMARMCTL=${UMARMCTL:-$here/../../umarmctl}
+T=$(mktemp -d /tmp/umarm-hostsafe.XXXXXX)
+chmod 755 "$T"
+export UMARM_CONFIG_DIR="$T/etc" UMARM_STATE_DIR="$T/lib/umarm" \
+       UMARM_RUNTIME_DIR="$T/run"
+export UMARM_NO_SYSTEMD=1
+unset UMARM_SRCDIR
+fails=0 passes=0
+
+pass() { passes=$((passes + 1)); echo "PASS $1"; }
+fail() { fails=$((fails + 1)); echo "FAIL $1: $2"; }
+skip() { echo "SKIP $1: $2"; }
+u() { "$UMARMCTL" --no-systemd "$@"; }
+
+# mkinst NAME [CREATE-OPTION...] - a stopped instance on a 1 MiB image
+mkinst() {
+	_n=$1
+	shift
+	[ -f "$T/base.img" ] || truncate -s 1M "$T/base.img"
+	u create "$_n" --image "$T/base.img" "$@" >"$T/out" 2>&1 ||
+		{ cat "$T/out"; return 1; }
+}
+
+# case_disk_rm_outside - 'disk rm' deletes only files of the instance
+case_disk_rm_outside() {
+	mkinst vm && mkinst vm2 || { fail disk-rm-outside "create failed"; return; }
+	echo victim >"$T/victim.img"
+	echo neighbour >"$T/lib/umarm/vm2/data.img"
+	cat >>"$T/etc/instances/vm.conf" <<-CONF
+	disk1 = ../../../victim.img
+	disk2 = $T/lib/umarm/vm2/data.img
+	CONF
+	u disk rm vm 1 >"$T/out" 2>&1
+	u disk rm vm 2 >>"$T/out" 2>&1
+	u disk add vm 1M >>"$T/out" 2>&1
+	own=$T/lib/umarm/vm/disk1.img
+	[ -f "$own" ] || { fail disk-rm-outside "disk add made no $own"; return; }
+	u disk rm vm 1 >>"$T/out" 2>&1
+	if [ ! -f "$T/victim.img" ]; then
+		fail disk-rm-outside "'disk1 = ../../../victim.img' deleted $T/victim.img"
+	elif [ ! -f "$T/lib/umarm/vm2/data.img" ]; then
+		fail disk-rm-outside "vm's 'disk rm' deleted vm2's data.img"
+	elif [ -e "$own" ]; then
+		fail disk-rm-outside "the instance's own $own was kept"
+	else
+		pass disk-rm-outside
+	fi
+	u rm vm vm2 >/dev/null 2>&1
+}
+
+# fake_build DIR - an images/build.sh that leaves DIR/ran and makes an image
+fake_build() {
+	mkdir -p "$1/images"
+	cat >"$1/images/build.sh" <<-'SH'
+	#!/bin/sh
+	here=$(cd "$(dirname "$0")" && pwd)
+	printf '%s\n' "$@" >"$here/../ran"
+	truncate -s 1M "$here/built.img"
+	echo "$here/built.img"
+	SH
+	chmod 755 "$1/images" "$1/images/build.sh"
+}
+
+# case_image_recipe_lookup - only a real source tree's recipes run
+case_image_recipe_lookup() {
+	# a copy of umarmctl in $T/x/bin: BINDIR/../../images is $T/images
+	mkdir -p "$T/x/bin"
+	cp "$UMARMCTL" "$T/x/bin/umarmctl"
+	fake_build "$T"
+	"$T/x/bin/umarmctl" --no-systemd create stray --image minimal \
+		>"$T/out" 2>&1
+	if [ -e "$T/ran" ]; then
+		fail image-recipe-lookup "a umarmctl in $T/x/bin ran $T/images/build.sh"
+		return
+	fi
+	# a tree with a quote in its name: recognised, and no shell involved
+	top="$T/it's a tree"
+	mkdir -p "$top/tools/umarmctl" "$top/kernel/patches"
+	: >"$top/kernel/patches/series"
+	cp "$UMARMCTL" "$top/tools/umarmctl/umarmctl"
+	fake_build "$top"
+	chmod 755 "$top"
+	"$top/tools/umarmctl/umarmctl" --no-systemd create tree \
+		--image minimal >"$T/out" 2>&1
+	if [ "$(tr '\n' ' ' <"$top/ran" 2>/dev/null)" != "minimal $(dpkg --print-architecture 2>/dev/null || echo amd64) " ]; then
+		fail image-recipe-lookup "the tree's build.sh did not run with NAME ARCH: $(cat "$T/out")"
+		return
+	fi
+	# the same tree, group-writable: not trusted
+	rm -f "$top/ran"
+	chmod g+w "$top/images"
+	"$top/tools/umarmctl/umarmctl" --no-systemd create tree2 \
+		--image minimal >"$T/out" 2>&1
+	[ ! -e "$top/ran" ] && pass image-recipe-lookup ||
+		fail image-recipe-lookup "ran a group-writable tree's build.sh"
+	u rm tree >/dev/null 2>&1
+}
+
+# case_resize_quote - a state directory with a quote reaches no shell
+case_resize_quote() {
+	[ -x /sbin/resize2fs ] || { skip resize-quote "no /sbin/resize2fs"; return; }
+	[ -f "$T/base.img" ] || truncate -s 1M "$T/base.img"
+	# '$S/q/root.img' in a shell runs 'touch pwned' in the cwd, $T
+	S="$T/lib/x';touch pwned;: '"
+	(cd "$T" && UMARM_STATE_DIR="$S" "$UMARMCTL" --no-systemd \
+		create q --image "$T/base.img" --disk 16M >"$T/out" 2>&1)
+	if [ -e "$T/pwned" ]; then
+		fail resize-quote "the state directory's name ran a command"
+	elif [ ! -f "$S/q/root.img" ]; then
+		fail resize-quote "no root.img: $(cat "$T/out")"
+	else
+		pass resize-quote
+	fi
+}
+
+# case_usb_busid - a bus id that is not one never reaches the guest
+case_usb_busid() {
+	mkinst usbvm || { fail usb-busid "create failed"; return; }
+	# shellcheck disable=SC2016
+	bad='1-1$/{system("touch /tmp/x")}'
+	u usb detach usbvm "$bad" >"$T/out" 2>&1
+	rc=$?
+	[ "$rc" = 2 ] && grep -q "invalid bus id" "$T/out" && pass usb-busid ||
+		fail usb-busid "exit $rc: $(cat "$T/out")"
+	u rm usbvm >/dev/null 2>&1
+}
+
+# mode PATH - its permission bits, in octal
+mode() { stat -c %a "$1"; }
+
+# case_modes - disks, logs and state directories are the owner's alone
+case_modes() {
+	mkinst m --disk 16M || { fail modes "create failed"; return; }
+	S=$T/lib/umarm/m
+	got="dir $(mode "$S") root.img $(mode "$S/root.img")"
+	if [ "$got" != "dir 700 root.img 600" ]; then
+		fail modes "after create: $got (want dir 700 root.img 600)"
+		return
+	fi
+	# an instance made by an older umarmctl, and a guest that boots
+	chmod 755 "$S"
+	chmod 644 "$S/root.img"
+	: >"$S/console.log"
+	chmod 640 "$S/console.log"
+	sed -i 's/^disk0 = .*/disk0 = root.cow,'"$(echo "$T/base.img" | sed 's/[\/&]/\\&/g')"'/' \
+		"$T/etc/instances/m.conf"
+	(umask 022 && UMARM_KERNEL=$here/fake-kernel.sh u start m) \
+		>"$T/out" 2>&1 || { fail modes "start failed: $(cat "$T/out")"; return; }
+	u kill m >/dev/null 2>&1
+	got=
+	for f in "$S" "$S/root.img" "$S/console.log" "$S/supervisor.log" \
+		 "$S/root.cow" "$S/last-run"; do
+		[ "$(mode "$f")" = 700 ] || [ "$(mode "$f")" = 600 ] ||
+			got="$got ${f#"$S"}:$(mode "$f")"
+	done
+	[ -z "$got" ] && pass modes || fail modes "readable by others:$got"
+	u rm m >/dev/null 2>&1
+}
+
+# case_daemon_fds - the supervisor keeps none of start's fds, nor its cwd
+case_daemon_fds() {
+	mkinst d || { fail daemon-fds "create failed"; return; }
+	mkdir "$T/cwd"
+	# fd 9 is the write end of the pipe to cat: cat ends only when
+	# nobody holds it any more
+	# shellcheck disable=SC2016
+	(cd "$T/cwd" && UMARM_KERNEL=$here/fake-kernel.sh \
+		timeout 20 sh -c '"$0" --no-systemd start d 9>&1 | cat >/dev/null' \
+		"$UMARMCTL") >"$T/out" 2>&1
+	rc=$?
+	pid=$(sed -n 's/^supervisor=//p' "$T/run/d/state" 2>/dev/null)
+	cwd=$(readlink "/proc/$pid/cwd" 2>/dev/null)
+	u kill d >/dev/null 2>&1
+	if [ -z "$pid" ]; then
+		fail daemon-fds "no supervisor: $(cat "$T/out")"
+	elif [ "$rc" != 0 ]; then
+		fail daemon-fds "the pipe on start's fd 9 stayed open (exit $rc): the supervisor $pid holds it"
+	elif [ "$cwd" != / ]; then
+		fail daemon-fds "the supervisor $pid runs in $cwd"
+	else
+		pass daemon-fds
+	fi
+	u rm d >/dev/null 2>&1
+}
+
+# case_status_other_user - another user is told "unknown", not "stopped"
+case_status_other_user() {
+	[ "$(id -u)" = 0 ] && command -v setpriv >/dev/null ||
+		{ skip status-other-user "needs root and setpriv"; return; }
+	mkinst o || { fail status-other-user "create failed"; return; }
+	UMARM_KERNEL=$here/fake-kernel.sh u start o >"$T/out" 2>&1 ||
+		{ fail status-other-user "start: $(cat "$T/out")"; return; }
+	setpriv --reuid=65534 --regid=65534 --clear-groups \
+		"$UMARMCTL" --system --no-systemd list >"$T/out" 2>&1
+	u kill o >/dev/null 2>&1
+	if grep -q '^o  *unknown' "$T/out"; then
+		pass status-other-user
+	else
+		fail status-other-user "list as uid 65534: $(cat "$T/out")"
+	fi
+	u rm o >/dev/null 2>&1
+}
+
+# case_clone_race - two clones to one new name: one wins, whole
+#
+# strace holds the first clone's mkdir() calls for 0.3 s each: the
+# second runs its whole course in between, as a concurrent command may.
+case_clone_race() {
+	command -v strace >/dev/null || { skip clone-race "no strace"; return; }
+	mkinst ca --disk 16M && mkinst cb --disk 16M ||
+		{ fail clone-race "create failed"; return; }
+	# data to copy
+	for n in ca cb; do
+		dd if=/dev/urandom of="$T/lib/umarm/$n/root.img" bs=1M \
+		   count=4 conv=notrunc status=none
+	done
+	strace -f -o /dev/null -e trace=mkdir,mkdirat \
+		-e inject=mkdir,mkdirat:delay_enter=300000 \
+		"$UMARMCTL" --no-systemd clone ca cn >"$T/out.a" 2>&1 &
+	sleep 0.1
+	u clone cb cn >"$T/out.b" 2>&1
+	wait
+	if [ ! -f "$T/etc/instances/cn.conf" ]; then
+		fail clone-race "neither clone made cn: $(cat "$T/out.a" "$T/out.b")"
+	elif [ ! -f "$T/lib/umarm/cn/root.img" ]; then
+		fail clone-race "cn.conf without its root.img (one clone removed the other's copy): $(cat "$T/out.a")"
+	else
+		pass clone-race
+	fi
+	u rm ca cb cn >/dev/null 2>&1
+}
+
+# case_reap_race - start never kills the kernel of a concurrent run
+#
+# strace holds start's opendir("/proc") (reap_orphans()) for 1 s; in
+# between, a stand-in for a concurrent 'umarmctl run' (systemd's, which
+# takes no operations lock) tries the run lock and, if it gets it, runs a
+# "kernel" with this instance's uml_dir= argument.  It must either not get
+# the lock, or not be killed.
+case_reap_race() {
+	command -v strace >/dev/null && command -v flock >/dev/null ||
+		{ skip reap-race "needs strace and flock"; return; }
+	mkinst rr || { fail reap-race "create failed"; return; }
+	UMARM_KERNEL=$here/fake-kernel.sh strace -o /dev/null -P /proc \
+		-e trace=openat -e inject=openat:delay_enter=1000000 \
+		"$UMARMCTL" --no-systemd start rr >"$T/out" 2>&1 &
+	spid=$!
+	sleep 0.4
+	flock -n -x "$T/lib/umarm/rr/.run.lock" \
+		sh -c 'sleep 3; exit 0' "uml_dir=$T/run/rr/" &
+	fpid=$!
+	wait "$fpid"
+	frc=$?
+	wait "$spid"
+	u kill rr >/dev/null 2>&1
+	case $frc in
+	0|1) echo "       (the stand-in run: status $frc)"; pass reap-race ;;
+	*) fail reap-race "start killed the kernel of a run holding the lock (its status $frc): $(cat "$T/out")" ;;
+	esac
+	u rm rr >/dev/null 2>&1
+}
+
+# case_rename_race - rename never replaces a directory made meanwhile
+#
+# strace holds rename's rename() for 0.5 s; in between, NEWNAME's state
+# directory appears, empty, as 'create NEWNAME' makes it before its lock.
+case_rename_race() {
+	command -v strace >/dev/null || { skip rename-race "no strace"; return; }
+	mkinst ra || { fail rename-race "create failed"; return; }
+	strace -f -o /dev/null -e trace=rename,renameat,renameat2 \
+		-e inject=rename,renameat,renameat2:delay_enter=500000 \
+		"$UMARMCTL" --no-systemd rename ra rb >"$T/out" 2>&1 &
+	spid=$!
+	sleep 0.2
+	mkdir "$T/lib/umarm/rb"
+	wait "$spid"
+	rc=$?
+	if [ "$rc" = 0 ]; then
+		fail rename-race "renamed over the directory of a 'create rb' in progress"
+	elif ! grep -q "already exists" "$T/out"; then
+		fail rename-race "exit $rc: $(cat "$T/out")"
+	else
+		pass rename-race
+	fi
+	u rm ra rb >/dev/null 2>&1
+}
+
+# case_logs_escapes - logs on a terminal: colours pass, other escapes not
+case_logs_escapes() {
+	command -v script >/dev/null || { skip logs-escapes "no script(1)"; return; }
+	mkinst lg || { fail logs-escapes "create failed"; return; }
+	# a title, an OSC 52 clipboard write, a cursor report request
+	printf 'ok \033[1;32mgreen\033[0m\r\n\033]0;title\007\033]52;c;cHduZWQ=\007\033[6n\302\233x\n' \
+		>"$T/lib/umarm/lg/console.log"
+	u logs lg | cmp -s - "$T/lib/umarm/lg/console.log" ||
+		{ fail logs-escapes "logs to a pipe is not the log byte for byte"; return; }
+	script -qec "$UMARMCTL --no-systemd logs lg" /dev/null >"$T/tty" 2>&1
+	if grep -q "$(printf '\033]')" "$T/tty" ||
+	   grep -q "$(printf '\033\\[6n')" "$T/tty" ||
+	   grep -q "$(printf '\302\233')" "$T/tty"; then
+		fail logs-escapes "an escape sequence reached the terminal: $(od -c "$T/tty" | head -5)"
+	elif ! grep -q "$(printf '\033\\[1;32mgreen')" "$T/tty"; then
+		fail logs-escapes "colours or text lost: $(od -c "$T/tty" | head -5)"
+	else
+		pass logs-escapes
+	fi
+	u rm lg >/dev/null 2>&1
+}
+
+all="disk_rm_outside image_recipe_lookup resize_quote usb_busid modes
+daemon_fds status_other_user clone_race reap_race rename_race
+logs_escapes"
+# shellcheck disable=SC2048,SC2086
+for c in ${*:-$all}; do
+	"case_$(echo "$c" | tr - _)"
+done
+echo "$passes passed, $fails failed"
+if [ "$fails" -gt 0 ]; then
+	echo "kept $T"
+	exit 1
+fi
+rm -rf "$T"
