@@ -246,9 +246,27 @@ ssize_t read_file(const char *path, char **buf, size_t max)
 }
 
 /**
+ * mkdir_mode() - create a directory with exactly @mode, umask or not
+ * @path:	directory
+ * @mode:	its permissions
+ *
+ * The supervisor runs with umask 077, but the shared parents of system
+ * instances (/var/lib/umarm, /run/umarm) must stay 0755 for instances
+ * that run under their own account.
+ *
+ * Return: 0 if created or already there, -1 with errno set otherwise
+ */
+static int mkdir_mode(const char *path, mode_t mode)
+{
+	if (mkdir(path, mode))
+		return errno == EEXIST ? 0 : -1;
+	return chmod(path, mode);
+}
+
+/**
  * mkdir_p() - create a directory and its missing parents
  * @path:	directory
- * @mode:	permissions of the directories created
+ * @mode:	permissions of the directories created (not masked by umask)
  *
  * Return: 0 on success (also if it existed), negative errno on failure
  */
@@ -263,11 +281,11 @@ int mkdir_p(const char *path, mode_t mode)
 		if (*p != '/')
 			continue;
 		*p = 0;
-		if (mkdir(tmp, mode) && errno != EEXIST)
+		if (mkdir_mode(tmp, mode))
 			return -errno;
 		*p = '/';
 	}
-	if (mkdir(tmp, mode) && errno != EEXIST)
+	if (mkdir_mode(tmp, mode))
 		return -errno;
 	return 0;
 }
