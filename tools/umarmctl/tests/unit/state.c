@@ -29,19 +29,7 @@
 #include "text.h"
 #include "util.h"
 
-static int failures, passes;
-
-#define CHECK(name, cond, ...) do {					\
-		if (cond) {						\
-			passes++;					\
-			printf("PASS %s\n", name);			\
-		} else {						\
-			failures++;					\
-			printf("FAIL %s: ", name);			\
-			printf(__VA_ARGS__);				\
-			printf("\n");					\
-		}							\
-	} while (0)
+#include "check.h"
 
 /* A scratch directory for the whole run */
 static char tmp[64];
@@ -427,6 +415,6 @@ int main(void)
 	test_lock_removed();
 	test_running_other_user();
 	rm_rf(tmp);
-	printf("%d passed, %d failed\n", passes, failures);
+	printf("%d passed, %d failed\n", cases - failures, failures);
 	return failures ? 1 : 0;
 }

@@ -25,19 +25,7 @@
 #include "nif.h"
 #include "util.h"
 
-static int failures, cases;
-
-#define CHECK(name, cond, ...) do {					\
-		cases++;						\
-		if (cond) {						\
-			printf("PASS %s\n", name);			\
-		} else {						\
-			failures++;					\
-			printf("FAIL %s: ", name);			\
-			printf(__VA_ARGS__);				\
-			printf("\n");					\
-		}							\
-	} while (0)
+#include "check.h"
 
 /**
  * parse() - parse a configuration string
