@@ -11,6 +11,7 @@
 
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -205,6 +206,37 @@ out:
 }
 
 /**
+ * grow_file() - make a disk image at least @size bytes, never smaller
+ * @path:	image
+ * @size:	new size
+ * @st:		its status before, for messages
+ *
+ * The image lies in the instance's directory, which an instance running
+ * under its own account controls: a symbolic link or FIFO put there must
+ * not make root truncate or block on something else.
+ *
+ * Return: 0, -EFBIG if the image is larger than @size, or negative errno
+ */
+static int grow_file(const char *path, uint64_t size, struct stat *st)
+{
+	int fd = open(path, O_WRONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	int rc = 0;
+
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, st))
+		rc = -errno;
+	else if (!S_ISREG(st->st_mode))
+		rc = -EINVAL;
+	else if ((uint64_t)st->st_size > size)
+		rc = -EFBIG;
+	else if (ftruncate(fd, size))
+		rc = -errno;
+	close(fd);
+	return rc;
+}
+
+/**
  * disk_resize() - umarmctl disk resize NAME N SIZE
  * @x:		global options
  * @argc:	arguments after "resize"
@@ -249,12 +281,13 @@ static int disk_resize(struct ctx *x, int argc, char **argv)
 		return EX_STATE;
 	}
 	disk_abs(&in, c.disk[n].file, path);
-	if (stat(path, &st) || (uint64_t)st.st_size > size) {
+	rc = grow_file(path, size, &st);
+	if (rc == -EFBIG) {
 		err("%s: disk%lu can only grow (now %lld bytes)", in.name, n,
 		    (long long)st.st_size);
 		rc = EX_USAGE;
-	} else if (truncate(path, size)) {
-		err("%s: cannot resize %s: %s", in.name, path, strerror(errno));
+	} else if (rc) {
+		err("%s: cannot resize %s: %s", in.name, path, strerror(-rc));
 		rc = EX_FAIL;
 	} else {
 		info("%s: %s is now %llu bytes; grow the filesystem inside (resize2fs /dev/ubd%c)",

@@ -234,7 +234,7 @@ static int root_from_base(const struct inst *in, const char *base,
 	}
 	info("%s: copying %s into a private %llu MiB root disk...",
 	     in->name, base, (unsigned long long)(size >> 20));
-	rc = copy_file_sparse(base, path, 0600);
+	rc = copy_file_sparse(base, path, 0600, 0);
 	if (!rc && truncate(path, size))
 		rc = -errno;
 	if (rc) {
@@ -678,7 +678,8 @@ int cmd_clone(struct ctx *x, int argc, char **argv)
 		} else {
 			disk_abs(&b, file, g);
 		}
-		rc = copy_file_sparse(f, g, 0600);
+		/* the instance's account controls its directory */
+		rc = copy_file_sparse(f, g, 0600, O_NOFOLLOW);
 		if (rc)
 			err("%s: cannot copy %s to %s: %s", a.name, f, g,
 			    strerror(-rc));

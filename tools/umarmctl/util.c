@@ -393,27 +393,32 @@ static int pwrite_all(int fd, const char *buf, size_t len, off_t off)
 
 /**
  * copy_file_sparse() - copy a disk image, keeping holes as holes
- * @src:	source file
+ * @src:	source file, a regular file
  * @dst:	destination, created exclusively (must not exist)
  * @mode:	permissions of @dst
+ * @src_flags:	O_NOFOLLOW where @src lies in a directory someone else
+ *		controls (a disk of an instance running under its own
+ *		account: root must not copy what a symbolic link there names)
  *
  * Uses SEEK_DATA/SEEK_HOLE (Linux 3.1) to skip holes; a multi-GiB sparse
- * image with little data copies in moments.
+ * image with little data copies in moments.  A FIFO or device as @src is
+ * refused without blocking.
  *
  * Return: 0 on success, negative errno on failure (@dst removed)
  */
-int copy_file_sparse(const char *src, const char *dst, mode_t mode)
+int copy_file_sparse(const char *src, const char *dst, mode_t mode,
+		     int src_flags)
 {
 	static char buf[1 << 16];
 	int in, out, rc = 0;
 	struct stat st;
 	off_t data = 0, hole;
 
-	in = open(src, O_RDONLY | O_CLOEXEC);
+	in = open(src, O_RDONLY | O_NONBLOCK | O_CLOEXEC | src_flags);
 	if (in < 0)
 		return -errno;
-	if (fstat(in, &st)) {
-		rc = -errno;
+	if (fstat(in, &st) || !S_ISREG(st.st_mode)) {
+		rc = S_ISREG(st.st_mode) ? -errno : -EINVAL;
 		close(in);
 		return rc;
 	}

@@ -326,9 +326,40 @@ case_logs_escapes() {
 	u rm lg >/dev/null 2>&1
 }
 
+# case_disk_symlinks - a disk image that the instance's account replaced by
+# a symbolic link or a FIFO (a system instance's directory is _umarm's):
+# root's resize must not grow what the link names, clone must not copy it,
+# and neither may block on a FIFO
+case_disk_symlinks() {
+	mkinst sl --disk 16M || { fail disk-symlinks "create failed"; return; }
+	printf 'secret\n' >"$T/secret"
+	disk=$T/lib/umarm/sl/root.img
+	rm -f "$disk"
+	ln -s "$T/secret" "$disk"
+	u disk resize sl 0 32M >"$T/out" 2>&1
+	if [ "$(stat -c %s "$T/secret")" != 7 ]; then
+		fail disk-symlinks "disk resize grew $T/secret through the link: $(stat -c %s "$T/secret") bytes"
+		return
+	fi
+	u clone sl sl2 >>"$T/out" 2>&1
+	if grep -qs secret "$T/lib/umarm/sl2/root.img"; then
+		fail disk-symlinks "clone copied what the link names into sl2"
+		return
+	fi
+	rm -f "$disk"
+	mkfifo "$disk"
+	if ! timeout 10 "$UMARMCTL" --no-systemd disk resize sl 0 32M >>"$T/out" 2>&1 &&
+	   [ $? -eq 124 ]; then
+		fail disk-symlinks "disk resize blocked on a FIFO"
+		return
+	fi
+	pass disk-symlinks
+	u rm sl sl2 >/dev/null 2>&1
+}
+
 all="disk_rm_outside image_recipe_lookup resize_quote usb_busid modes
 daemon_fds status_other_user clone_race reap_race rename_race
-logs_escapes"
+logs_escapes disk_symlinks"
 # shellcheck disable=SC2048,SC2086
 for c in ${*:-$all}; do
 	"case_$(echo "$c" | tr - _)"

@@ -168,7 +168,7 @@ static int copy_to_full_fs(const char *src, const char *dir)
 	if (small_fs(dir))
 		return 77;
 	pathf(dst, "%s/copy.img", dir);
-	rc = copy_file_sparse(src, dst, 0600);
+	rc = copy_file_sparse(src, dst, 0600, 0);
 	printf("       copy_file_sparse() to a full tmpfs: %d (%s), copy %s\n",
 	       rc, strerror(-rc), access(dst, F_OK) ? "removed" : "left");
 	return rc == -ENOSPC && access(dst, F_OK) ? 0 : 1;
