@@ -334,7 +334,7 @@ static int spawn_passt(struct net *n, const struct inst *in, char **argv,
 		return -errno;
 	if (!pid) {
 		int fd = open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC,
-			      0644);
+			      0600);
 
 		/* our blocked SIGTERM would make net_stop() wait for
 		 * PASST_STOP_MS and SIGKILL; PDEATHSIG may not survive
