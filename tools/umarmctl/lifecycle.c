@@ -33,6 +33,7 @@
 #include "mconsole.h"
 #include "state.h"
 #include "supervise.h"
+#include "sysacct.h"
 #include "text.h"
 #include "util.h"
 
@@ -221,6 +222,7 @@ static int start_one(struct ctx *x, const char *name, int attach)
 		return EX_STATE;
 	}
 	inst_tighten(&in);
+	sysacct_warn_root(&in);
 	reap_orphans(&in);
 	rc = disk_check(&in, &c, 1);
 	/* the supervisor takes it again, as under systemd */

@@ -48,6 +48,7 @@
 #include <sys/wait.h>
 
 #include "supervise.h"
+#include "sysacct.h"
 #include "child.h"
 #include "disk.h"
 #include "host.h"
@@ -1230,6 +1231,13 @@ int supervise(const struct inst *in, const struct conf *c, int ready_fd)
 	s->net.ufd = s->net.pfd = s->net.uml_fd = -1;
 	for (i = 0; i < MAX_CLIENTS; i++)
 		s->cl[i].fd = -1;
+
+	/* root without systemd: as the unit would run it (sysacct.c) */
+	if (sysacct_drop(in)) {
+		fail_boot(s, EX_FAIL, "cannot drop root for the system account");
+		free(s);
+		return EX_FAIL;
+	}
 
 	runlock = lock_take(in, LOCK_RUN, 1, 2000);
 	if (runlock < 0) {

@@ -837,6 +837,22 @@ if want sysacct && [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
 	expect sysacct.stop 0 u stop sa1
 	wait "$sapid" 2>/dev/null
 	u rm sa1 >/dev/null 2>&1
+	# root's "start" without systemd (a container, --no-systemd) drops
+	# to the account too (sysacct.c), after handing it the instance
+	u create sa2 --image "$image" --mem 96M >/dev/null 2>&1
+	expect sysacct.root_start 0 env UMARM_SYSTEM_ACCOUNT=nobody \
+		UMARM_KERNEL="$T/sa-kernel" "$UMARMCTL" --no-systemd start sa2
+	sup=$(sed -n 's/^supervisor=//p' "$T/run/sa2/state")
+	uml=$(sed -n 's/^uml=//p' "$T/run/sa2/state")
+	owners=$(for p in "$sup" "$uml"; do
+		awk '/^Uid:/ {print $2 "/" $3}' "/proc/$p/status" 2>/dev/null; done | sort -u | tr '\n' ' ')
+	[ "$owners" = "$acct/$acct " ] && pass sysacct.root_start_drops ||
+		fail sysacct.root_start_drops "supervisor '$sup' and UML '$uml' run as uid(s) '$owners'"
+	[ "$(stat -c %u "$T/lib/sa2/root.cow")" = "$acct" ] && pass sysacct.root_start_files ||
+		fail sysacct.root_start_files "root.cow is uid $(stat -c %u "$T/lib/sa2/root.cow")"
+	expect sysacct.root_start_exec 0 u exec sa2 -- true
+	expect sysacct.root_start_stop 0 u stop sa2
+	u rm sa2 >/dev/null 2>&1
 fi
 
 if want user && [ "$(id -u)" = 0 ] && command -v runuser >/dev/null; then
