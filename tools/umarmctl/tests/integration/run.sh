@@ -198,9 +198,11 @@ if want basic; then
 	# its job runs: the host removes the job through the descriptor it
 	# opened, not by a path that now leads into that directory
 	mkdir -p "$T/victim2"
-	u exec a1 --timeout 8 -- sh -c 'ls /host/jobs > /host/swap-id; while [ ! -e /host/swap-go ]; do sleep 0.1; done; mv /host/jobs /host/jobs.moved; ln -s '"$T/victim2"' /host/jobs; echo swapped > /host/swap-done; sleep 60' </dev/null >/dev/null 2>&1 &
+	# (8 s, and four exec round trips more: seconds on an emulated host)
+	swap_t=$(( 8 + (e - s) / 250000000 ))
+	u exec a1 --timeout "$swap_t" -- sh -c 'ls /host/jobs > /host/swap-id; while [ ! -e /host/swap-go ]; do sleep 0.1; done; mv /host/jobs /host/jobs.moved; ln -s '"$T/victim2"' /host/jobs; echo swapped > /host/swap-done; sleep 60' </dev/null >/dev/null 2>&1 &
 	ep=$!
-	for _ in $(seq 50); do
+	for _ in $(seq $((swap_t * 10))); do
 		[ -s "$T/lib/a1/exchange/swap-id" ] && break
 		sleep 0.1
 	done
