@@ -451,7 +451,7 @@ if want network && [ -x /usr/bin/passt ]; then
 	echo "host-http-ok-$$" >"$T/www/h.txt"
 	busybox httpd -f -p 127.0.0.1:18330 -h "$T/www" &
 	hp=$!
-	u exec n1 --timeout 30 -- sh -c 'gw=$(ip route | awk "/^default/{print \$3; exit}"); wget -q -O /tmp/h.txt http://$gw:18330/h.txt && cat /tmp/h.txt' >"$T/o" 2>&1
+	u exec n1 --timeout 90 -- sh -c 'gw=$(ip route | awk "/^default/{print \$3; exit}"); wget -q -O /tmp/h.txt http://$gw:18330/h.txt && cat /tmp/h.txt' >"$T/o" 2>&1
 	kill "$hp" 2>/dev/null
 	wait "$hp" 2>/dev/null
 	grep_out net.guest_to_host "host-http-ok-$$" "$T/o"
