@@ -867,6 +867,7 @@ if want user && [ "$(id -u)" = 0 ] && command -v runuser >/dev/null; then
 			-u UMARM_RUNTIME_DIR -u XDG_RUNTIME_DIR HOME=/home/umarmtest \
 			UMARM_KERNEL=/tmp/umarm-it-kernel UMARM_NO_SYSTEMD=1 "$UMARMCTL" "$@"; }
 		cp "$UMARMCTL" /tmp/umarm-it-umarmctl && chmod 755 /tmp/umarm-it-umarmctl
+		umarmctl_was=$UMARMCTL
 		UMARMCTL=/tmp/umarm-it-umarmctl
 		ru rm -f u1 >/dev/null 2>&1
 		expect user.create 0 ru create u1 --image /tmp/umarm-it-user.img --mem 96M
@@ -880,7 +881,7 @@ if want user && [ "$(id -u)" = 0 ] && command -v runuser >/dev/null; then
 			pass user.xdg_paths || fail user.xdg_paths "not under XDG dirs"
 		expect user.stop 0 ru stop u1
 		expect user.rm 0 ru rm u1
-		UMARMCTL=$here/../../umarmctl
+		UMARMCTL=$umarmctl_was
 		rm -f /tmp/umarm-it-user.img /tmp/umarm-it-umarmctl /tmp/umarm-it-kernel
 	else
 		echo "SKIP user: cannot create user umarmtest"
