@@ -27,6 +27,7 @@
 #include "state.h"
 #include "supervise.h"
 #include "text.h"
+#include "rmtree.h"
 #include "util.h"
 
 #define ROOT_COW	"root.cow"

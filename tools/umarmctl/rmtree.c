@@ -10,7 +10,10 @@
  * Here every step is relative to a descriptor of a directory opened with
  * O_NOFOLLOW: a name swapped for a symlink is unlinked, never followed,
  * and a directory moved away while we are in it is emptied where it now
- * is, which is still inside the guest's exchange directory.
+ * is, which is still inside the guest's exchange directory.  rm_rf() and
+ * rm_contents() are the same for paths: the parent named by the caller is
+ * trusted, nothing below it is followed (an instance's directory belongs
+ * to the account that runs it, not to root, which removes it).
  */
 
 #define _GNU_SOURCE
@@ -22,6 +25,7 @@
 #include <sys/stat.h>
 
 #include "rmtree.h"
+#include "util.h"
 
 /* deeper than this, give up: each level holds a descriptor */
 #define RMTREE_MAX_DEPTH	64
@@ -109,4 +113,48 @@ static int rmtree_depth(int dfd, const char *name, int depth)
 int rmtree_at(int dfd, const char *name)
 {
 	return rmtree_depth(dfd, name, 0);
+}
+
+/**
+ * rm_rf() - remove a file or a directory tree, not following symlinks
+ * @path:	what to remove; its parent directory is opened as named
+ *
+ * Return: 0 on success or if it didn't exist, negative errno on failure
+ */
+int rm_rf(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	const char *name = slash ? slash + 1 : path;
+	char parent[PATH_LEN];
+	int dfd, rc;
+
+	if (!slash)
+		rc = pathf(parent, ".");
+	else if (slash == path)
+		rc = pathf(parent, "/");
+	else
+		rc = pathf(parent, "%.*s", (int)(slash - path), path);
+	if (rc)
+		return -ENAMETOOLONG;
+	dfd = open(parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0)
+		return errno == ENOENT ? 0 : -errno;
+	rc = rmtree_at(dfd, name);
+	close(dfd);
+	return rc;
+}
+
+/**
+ * rm_contents() - remove everything inside a directory, keeping it
+ * @path:	directory (not followed if it is a symlink)
+ *
+ * Return: 0 on success, negative errno of the first failure
+ */
+int rm_contents(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+
+	if (fd < 0)
+		return errno == ENOENT ? 0 : -errno;
+	return rm_entries(fd, 0);
 }

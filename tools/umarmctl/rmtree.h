@@ -8,5 +8,7 @@
 #define UMARM_RMTREE_H
 
 int rmtree_at(int dfd, const char *name);
+int rm_rf(const char *path);
+int rm_contents(const char *path);
 
 #endif /* UMARM_RMTREE_H */

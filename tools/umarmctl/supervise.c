@@ -60,6 +60,7 @@
 #include "sdnotify.h"
 #include "state.h"
 #include "text.h"
+#include "rmtree.h"
 #include "util.h"
 
 #define MAX_CLIENTS		16

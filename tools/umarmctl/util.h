@@ -24,8 +24,6 @@ int write_file_atomic(const char *path, const void *buf, size_t len,
 		      mode_t mode);
 ssize_t read_file(const char *path, char **buf, size_t max);
 int mkdir_p(const char *path, mode_t mode);
-int rm_rf(const char *path);
-int rm_contents(const char *path);
 int copy_file_sparse(const char *src, const char *dst, mode_t mode,
 		     int src_flags);
 int fsync_dir_of(const char *path);

@@ -19,6 +19,7 @@
 
 #include "job.h"
 #include "sha256.h"
+#include "rmtree.h"
 #include "util.h"
 
 #include "check.h"

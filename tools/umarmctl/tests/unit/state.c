@@ -27,6 +27,7 @@
 #include "paths.h"
 #include "state.h"
 #include "text.h"
+#include "rmtree.h"
 #include "util.h"
 
 #include "check.h"
