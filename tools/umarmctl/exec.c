@@ -102,19 +102,41 @@ static int copy_stdin(int jfd, int pass, char hex[SHA256_HEX_LEN])
 }
 
 /**
+ * open_guest_file() - open a file the guest wrote in the job directory
+ * @jfd:	job directory
+ * @name:	file name
+ *
+ * The guest owns the job directory: it could replace a file with a
+ * symlink to anything on the host (O_NOFOLLOW), or with a FIFO, whose
+ * open() would wait for a writer forever (O_NONBLOCK, and only regular
+ * files are read).
+ *
+ * Return: descriptor, or -1 if missing or not a regular file
+ */
+static int open_guest_file(int jfd, const char *name)
+{
+	int fd = openat(jfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK |
+			O_CLOEXEC);
+	struct stat st;
+
+	if (fd >= 0 && (fstat(fd, &st) || !S_ISREG(st.st_mode))) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/**
  * pump() - copy what was appended to a file since last time
  * @jfd:	job directory
  * @name:	file written by the guest
  * @off:	offset copied so far, updated
  * @out:	our descriptor
- *
- * The guest owns the job directory: it could replace a file with a
- * symlink to anything on the host, hence O_NOFOLLOW.
  */
 static void pump(int jfd, const char *name, off_t *off, int out)
 {
 	char buf[65536];
-	int fd = openat(jfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	int fd = open_guest_file(jfd, name);
 	ssize_t n;
 
 	if (fd < 0)
@@ -165,7 +187,7 @@ static int put_file(int jfd, const char *name, const char *buf, size_t len,
 static int read_rc(int jfd, int *rc)
 {
 	char buf[16];
-	int fd = openat(jfd, "rc", O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	int fd = open_guest_file(jfd, "rc");
 	ssize_t n;
 
 	if (fd < 0)
@@ -221,7 +243,7 @@ static int write_job(int jfd, const char *gdir, char **cmd, int ncmd,
  */
 static int job_refused(int jfd, char *why, size_t len)
 {
-	int fd = openat(jfd, "refused", O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	int fd = open_guest_file(jfd, "refused");
 	ssize_t n;
 
 	if (fd < 0)

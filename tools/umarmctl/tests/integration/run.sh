@@ -220,6 +220,13 @@ if want basic; then
 	fi
 	rm -f "$T/lib/a1/exchange/jobs" "$T/lib/a1/exchange/swap-"*
 	mv "$T/lib/a1/exchange/jobs.moved" "$T/lib/a1/exchange/jobs"
+	# FIFOs in place of the job's out, err and rc: the host reads them
+	# without blocking and ends at the exec's timeout as usual
+	timeout -k 5 30 "$UMARMCTL" exec a1 --timeout 3 -- sh -c 'for d in /host/jobs/*/; do for f in out err rc; do rm -f "$d$f"; mkfifo "$d$f"; done; done; sleep 10' </dev/null >/dev/null 2>&1
+	case $? in
+	124|137) fail exec.fifo_files "the host blocked on a FIFO the guest made (still waiting after 30 s)" ;;
+	*) pass exec.fifo_files ;;
+	esac
 	# the guest owns /host: a symlink planted there must not make the
 	# host write (or read) elsewhere
 	mkdir -p "$T/victim"
