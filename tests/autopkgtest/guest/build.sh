@@ -6,7 +6,7 @@
 # ARCH is arm64 or amd64.  On a host of that architecture the native cc is
 # used; from x86_64 for arm64, clang-19 --target=aarch64-linux-gnu (with the
 # libc6-dev-arm64-cross sysroot).  Programs that only make sense on one
-# architecture (regtorture, pacfork: aarch64 registers and pointer
+# architecture (regtorture, pacfork, fpsimd: aarch64 registers and pointer
 # authentication) are built only there.
 # GUEST_PREBUILT=DIR copies the programs from DIR instead (a test host
 # without a compiler, e.g. the emulated arm64 host).
@@ -18,7 +18,7 @@ src=$(cd "$(dirname "$0")" && pwd)
 mkdir -p "$out"
 
 case $arch in
-arm64) progs="regtorture pacfork threads ptracer addrspace escape sigframe nopacprctl"; triple=aarch64-linux-gnu ;;
+arm64) progs="regtorture pacfork fpsimd threads ptracer addrspace escape sigframe nopacprctl"; triple=aarch64-linux-gnu ;;
 amd64) progs="threads ptracer addrspace escape"; triple=x86_64-linux-gnu ;;
 *) echo "build.sh: unknown architecture '$arch' (arm64 or amd64)" >&2; exit 2 ;;
 esac
