@@ -18,8 +18,8 @@ src=$(cd "$(dirname "$0")" && pwd)
 mkdir -p "$out"
 
 case $arch in
-arm64) progs="regtorture pacfork fpsimd threads ptracer addrspace escape sigframe nopacprctl"; triple=aarch64-linux-gnu ;;
-amd64) progs="threads ptracer addrspace escape"; triple=x86_64-linux-gnu ;;
+arm64) progs="regtorture pacfork fpsimd tlsthreads threads ptracer addrspace escape sigframe nopacprctl"; triple=aarch64-linux-gnu ;;
+amd64) progs="tlsthreads threads ptracer addrspace escape"; triple=x86_64-linux-gnu ;;
 *) echo "build.sh: unknown architecture '$arch' (arm64 or amd64)" >&2; exit 2 ;;
 esac
 
