@@ -17,12 +17,13 @@ MIRROR=${MIRROR:-}
 APT_PREFS=/etc/apt/preferences.d/linux-uml-arm64.pref
 APT_LIST=/etc/apt/sources.list.d/linux-uml-arm64.sources
 
-# Packages every host needs.
+# Packages every host needs (golang-go: the go-tls gate's guest program,
+# tests/autopkgtest/guest/gotls; bookworm's Go 1.19 is enough).
 BASE_PKGS="make bc bison flex cpio xz-utils zstd kmod libssl-dev libelf-dev
 	python3 perl rsync quilt ccache git e2fsprogs fakeroot
 	debhelper devscripts lintian dpkg-dev build-essential
 	autopkgtest mmdebstrap arch-test eatmydata usbip passt proot
-	busybox-static file shellcheck uml-utilities"
+	busybox-static file shellcheck uml-utilities golang-go"
 # Taken from bookworm-backports on bookworm: QEMU 10 emulates FEAT_FPAC,
 # bookworm's 7.2 does not; mmdebstrap 1.5 handles sid's usrmerge.
 BPO_PKGS="qemu-system-arm qemu-system-common qemu-system-data qemu-user
