@@ -7,7 +7,12 @@
  * guest code runs as real instructions on the real CPU.  If it does not,
  * the machine moved during the run (frequency, a neighbour's load) and the
  * runner throws the table away.
+ *
+ * PERFBENCH_PLANT_COMPUTE_PCT=N makes every operation N% longer: a planted
+ * drift, to show once that the runner refuses such a table.
  */
+#include <stdlib.h>
+
 #include "perfbench.h"
 
 /* iterations of the dependency chain per operation (~1 us natively) */
@@ -15,6 +20,16 @@
 
 /* the result, kept so that the compiler cannot drop the loop */
 static volatile uint64_t compute_sink;
+
+/* compute_iters() - steps per operation, with the planted drift if any */
+static int compute_iters(void)
+{
+	const char *plant = getenv("PERFBENCH_PLANT_COMPUTE_PCT");
+
+	if (!plant)
+		return COMPUTE_ITERS;
+	return COMPUTE_ITERS + COMPUTE_ITERS * atoi(plant) / 100;
+}
 
 /**
  * case_compute() - @ops times COMPUTE_ITERS steps of a 64-bit
@@ -30,12 +45,12 @@ static volatile uint64_t compute_sink;
 int case_compute(long ops, struct sample *s)
 {
 	uint64_t x = 0x9e3779b97f4a7c15ull ^ (uint64_t)ops;
+	int j, iters = compute_iters();
 	uint64_t t0 = now_ns();
 	long i;
-	int j;
 
 	for (i = 0; i < ops; i++) {
-		for (j = 0; j < COMPUTE_ITERS; j++) {
+		for (j = 0; j < iters; j++) {
 			x = x * 6364136223846793005ull + 1442695040888963407ull;
 			x ^= x >> 29;
 		}

@@ -14,11 +14,14 @@
  *   PERFBENCH-IDLE-BEGIN case         the tracer attaches, creates
  *                                     ACKDIR/case.idle
  *   (sleep W)
- *   PERFBENCH-IDLE-END case           the tracer detaches
+ *   PERFBENCH-IDLE-END case           the tracer detaches, then creates
+ *                                     ACKDIR/case.done
  *
  * The pauses let the guest settle after the handshake, and both windows
- * contain the same handshake and pauses.  ACKDIR "-" waits for nothing
- * (time-based attaching).
+ * contain the same handshake and pauses.  The guest waits for case.done
+ * before the next case's warm-up: a tracer that reads the console late
+ * would count that warm-up into the idle window.  ACKDIR "-" waits for
+ * nothing (time-based attaching).
  */
 #include <errno.h>
 #include <limits.h>
@@ -35,7 +38,7 @@
  * wait_for_ack() - wait until the tracer created ACKDIR/CASE.SUFFIX
  * @ackdir:	directory the tracer writes to ("-": do not wait)
  * @name:	case
- * @suffix:	"go" or "idle"
+ * @suffix:	"go", "idle" or "done"
  *
  * Return: 0, or -ETIMEDOUT after ACK_TIMEOUT_NS
  */
@@ -108,5 +111,5 @@ int marker_end(const char *name, const char *ackdir, uint64_t pause_ns,
 	sleep_ns(window);
 	printf("PERFBENCH-IDLE-END %s\n", name);
 	fflush(stdout);
-	return err;
+	return err ? err : wait_for_ack(ackdir, name, "done");
 }
