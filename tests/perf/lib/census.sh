@@ -19,9 +19,9 @@
 #           syscall); no -f, which would steal the stubs UML creates;
 #           context switches from /proc/PID/status
 # Needs: top, out, conditions, die.
+# shellcheck shell=bash disable=SC2154 # out, top, perf_args: set by tests/perf/run
 
 CENSUS_EVENTS="raw_syscalls:sys_enter syscalls:sys_enter_ptrace syscalls:sys_enter_futex syscalls:sys_enter_wait4 context-switches"
-CENSUS_METRICS="syscalls ptrace futex wait4 ctxsw"
 
 # census_tool - the tracer to use, or die naming what to install
 census_tool() {
@@ -90,8 +90,8 @@ ctx_switches() {
 # wait_for_lines FILE PATTERN N - until N lines of FILE match PATTERN
 # (30 s at most)
 wait_for_lines() {
-	local i
-	for i in $(seq 300); do
+	local _
+	for _ in $(seq 300); do
 		[ "$(grep -c -- "$2" "$1" 2>/dev/null)" -ge "$3" ] && return 0
 		sleep 0.1
 	done
@@ -105,7 +105,7 @@ perf_start() {
 	local file=$1 pids=$2 ack
 	rm -f "$file.ctl" "$file.ack"
 	mkfifo "$file.ctl" "$file.ack"
-	# shellcheck disable=SC2086
+	# shellcheck disable=SC2046,SC2086 # the events are words
 	perf stat -x, -o "$file" -D -1 --control "fifo:$file.ctl,$file.ack" \
 		$(printf -- '-e %s ' $CENSUS_EVENTS) \
 		-p "$(echo "$pids" | paste -sd,)" 2>"$file.err" &

@@ -9,6 +9,7 @@
 #         perfbench in any kind (PERFBENCH_PLANT_COMPUTE_PCT=20 plants a
 #         slower validator, for the validator's own test)
 # Needs: top, out, perf_args (array: perfbench's options for one round).
+# shellcheck shell=bash disable=SC2154 # out, top, perf_args: set by tests/perf/run
 
 # cond_label COND - the label (column name, sample key)
 cond_label() { echo "${1%%:*}"; }
@@ -96,6 +97,7 @@ write_run_script() {
 		cond_env "$c" | while read -r v; do
 			printf 'export %q\n' "$v"
 		done
+		# shellcheck disable=SC2016 # expanded by run.sh, not here
 		printf 'exec "$(dirname "$0")/perfbench"'
 		printf ' %q' "$@"
 		printf '\n'

@@ -2,6 +2,7 @@
 # placed later (sourced by tests/perf/run; bash)
 #
 # Needs: top, out, conditions (array).
+# shellcheck shell=bash disable=SC2154 # out, top, perf_args: set by tests/perf/run
 
 # cpu_model - the CPU as /proc/cpuinfo names it (x86: model name; arm64:
 # implementer, part and variant of each distinct core type)
@@ -37,7 +38,8 @@ write_manifest() {
 	{
 		echo "command: $0 ${run_argv[*]}"
 		echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
-		echo "git_head: $(git -C "$top" rev-parse HEAD 2>/dev/null || echo "not a git tree")"
+		# GIT_HEAD: given by whoever copied the tree (tests/vm/bench-arm64.sh)
+		echo "git_head: ${GIT_HEAD:-$(git -C "$top" rev-parse HEAD 2>/dev/null || echo "not a git tree")}"
 		echo "git_dirty_files: $(git -C "$top" status --porcelain 2>/dev/null | wc -l)"
 		echo "host_kernel: $(uname -srvm)"
 		echo "page_size: $(getconf PAGESIZE)"
