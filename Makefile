@@ -9,6 +9,8 @@
 #   make check                the whole test suite (tests/run); CI runs this
 #   make check-package        cross-build the .debs, lintian, autopkgtest in
 #                             the emulated arm64 testbed (tests/run package)
+#   make bench [BENCH_ARGS=]  perfbench in interleaved rounds: native, proot,
+#                             the UML guests (tests/perf/run; README there)
 #   make devtree DIR=D        kernel/patches as a git tree in D (git am)
 #   make export DIR=D         the git tree in D back to kernel/patches
 
@@ -16,7 +18,7 @@ FLAVOUR ?= $(if $(filter aarch64,$(shell uname -m)),arm64-4k,x86_64)
 IMAGE ?= minimal
 ARCH_IMAGE ?= $(if $(filter aarch64,$(shell uname -m)),arm64,amd64)
 
-.PHONY: all deps kernel kernels image umarmctl demo check check-package devtree export
+.PHONY: all deps kernel kernels image umarmctl demo check check-package bench devtree export
 
 all: kernel
 
@@ -45,6 +47,9 @@ check: deps
 
 check-package: deps
 	tests/run package
+
+bench:
+	tests/perf/run $(BENCH_ARGS)
 
 devtree:
 	@test -n "$(DIR)" || { echo "make devtree DIR=/path/to/new/tree" >&2; exit 2; }

@@ -1,0 +1,273 @@
+# census.sh - host syscalls, ptrace requests, futex calls and context
+# switches of a UML guest's processes per guest operation (sourced by
+# tests/perf/run --census; bash)
+#
+# Counts, unlike times, do not depend on the load of the machine (timer
+# ticks aside), so they are what the kernel work is steered by under
+# emulation.  The guest runs perfbench in marker mode (perfbench/marker.c):
+# for each case a tracer counts the UML process group between BEGIN and END
+# and again over an idle window of the same length; the idle counts are
+# subtracted and the difference divided by the operations.
+#
+# Tracers (CENSUS_TOOL, default perf when `perf stat` can count syscall
+# tracepoints here, else strace):
+#   perf    perf stat on every process of the group, children created
+#           during the window included (inherited counters)
+#   strace  strace -c on every process of the group that it can attach to
+#           (not ptrace-mode stubs: the UML kernel already traces them,
+#           and they make no host syscalls of their own for a guest
+#           syscall); no -f, which would steal the stubs UML creates;
+#           context switches from /proc/PID/status
+# Needs: top, out, conditions, die.
+# shellcheck shell=bash disable=SC2154 # out, top, perf_args: set by tests/perf/run
+
+CENSUS_EVENTS="raw_syscalls:sys_enter syscalls:sys_enter_ptrace syscalls:sys_enter_futex syscalls:sys_enter_wait4 context-switches"
+
+# census_tool - the tracer to use, or die naming what to install
+census_tool() {
+	local t=${CENSUS_TOOL:-}
+	if [ -z "$t" ]; then
+		if perf stat -x, -e raw_syscalls:sys_enter true >/dev/null 2>&1; then
+			t=perf
+		elif command -v strace >/dev/null; then
+			t=strace
+		else
+			die "--census needs perf (linux-perf, with tracepoints readable) or strace"
+		fi
+	fi
+	case $t in
+	perf|strace) command -v "$t" >/dev/null || die "CENSUS_TOOL=$t is not installed" ;;
+	*) die "CENSUS_TOOL=$t: perf or strace" ;;
+	esac
+	echo "$t"
+}
+
+# uml_pgid DIR - the process group of the UML booted with artifacts DIR
+# (run-gate starts it with setsid: its pid is the group's id)
+uml_pgid() {
+	local f pid
+	for f in /proc/[0-9]*/cmdline; do
+		tr '\0' ' ' 2>/dev/null <"$f" | grep -qF "uml_dir=$1/uml " || continue
+		pid=${f#/proc/}
+		pid=${pid%/cmdline}
+		[ "$(group_of "$pid")" = "$pid" ] && { echo "$pid"; return 0; }
+	done
+	return 1
+}
+
+# group_of PID - the process group of PID (field 5 of stat, after comm)
+group_of() {
+	local s
+	s=$(cat "/proc/$1/stat" 2>/dev/null) || return 1
+	s=${s##*) }
+	# shellcheck disable=SC2086
+	set -- $s
+	echo "$3"
+}
+
+# group_pids PGID - every process of the group, one per line
+group_pids() {
+	local f pid
+	for f in /proc/[0-9]*/stat; do
+		pid=${f#/proc/}
+		pid=${pid%/stat}
+		[ "$(group_of "$pid" 2>/dev/null)" = "$1" ] && echo "$pid"
+	done
+	return 0
+}
+
+# ctx_switches PID... - voluntary + involuntary context switches, summed
+ctx_switches() {
+	local p n=0 v
+	for p in "$@"; do
+		v=$(awk '/^(non)?voluntary_ctxt_switches/ { s += $2 } END { print s + 0 }' \
+			"/proc/$p/status" 2>/dev/null) || v=0
+		n=$((n + v))
+	done
+	echo "$n"
+}
+
+# wait_for_lines FILE PATTERN N - until N lines of FILE match PATTERN
+# (30 s at most)
+wait_for_lines() {
+	local _
+	for _ in $(seq 300); do
+		[ "$(grep -c -- "$2" "$1" 2>/dev/null)" -ge "$3" ] && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+# perf_start FILE PIDS - perf stat on PIDS (and their future children),
+# created disabled and enabled through its control FIFO: perf's "ack"
+# says the counters run, before the guest is told to go
+perf_start() {
+	local file=$1 pids=$2 ack
+	rm -f "$file.ctl" "$file.ack"
+	mkfifo "$file.ctl" "$file.ack"
+	# shellcheck disable=SC2046,SC2086 # the events are words
+	perf stat -x, -o "$file" -D -1 --control "fifo:$file.ctl,$file.ack" \
+		$(printf -- '-e %s ' $CENSUS_EVENTS) \
+		-p "$(echo "$pids" | paste -sd,)" 2>"$file.err" &
+	tracer_pid=$!
+	exec 8>"$file.ctl" 9<"$file.ack"
+	echo enable >&8
+	read -r -t 30 ack <&9 || ack=
+	[ "$ack" = ack ] || die "census: perf did not start counting ($file.err)"
+}
+
+# strace_start FILE PIDS - strace -c on each of PIDS it can attach to;
+# waits until each attached or was refused
+strace_start() {
+	local file=$1 pids=$2 p args=()
+	for p in $pids; do
+		args+=(-p "$p")
+	done
+	# shellcheck disable=SC2086
+	ctx_switches $pids >"$file.ctx0"
+	strace -c -o "$file" "${args[@]}" 2>"$file.err" &
+	tracer_pid=$!
+	wait_for_lines "$file.err" 'attached\|PTRACE_SEIZE' "$(echo "$pids" | wc -l)" ||
+		die "census: strace did not attach ($file.err)"
+	grep -q 'attached' "$file.err" || die "census: strace attached to nothing ($file.err)"
+}
+
+# tracer_start FILE PGID - count the group into FILE; sets tracer_pid
+tracer_start() {
+	local file=$1 pids
+	pids=$(group_pids "$2")
+	[ -n "$pids" ] || die "census: the UML process group $2 is gone"
+	echo "$pids" >"$file.pids"
+	"${tool}_start" "$file" "$pids"
+}
+
+# tracer_stop FILE - stop counting; FILE.counts gets "METRIC COUNT" lines
+tracer_stop() {
+	local file=$1
+	# (a tracer whose processes all exited has stopped by itself)
+	kill -INT "$tracer_pid" 2>/dev/null || true
+	wait "$tracer_pid" || true
+	tracer_pid=
+	if [ "$tool" = perf ]; then
+		exec 8>&- 9<&-
+		awk -F, '{ n[$3] = $1 }
+			END {
+				print "syscalls", n["raw_syscalls:sys_enter"] + 0
+				print "ptrace", n["syscalls:sys_enter_ptrace"] + 0
+				print "futex", n["syscalls:sys_enter_futex"] + 0
+				print "wait4", n["syscalls:sys_enter_wait4"] + 0
+				print "ctxsw", n["context-switches"] + 0
+			}' "$file" >"$file.counts"
+	else
+		# shellcheck disable=SC2046
+		echo "ctxsw $(( $(ctx_switches $(cat "$file.pids")) - $(cat "$file.ctx0") ))" >"$file.ctx"
+		awk '$NF == "total" { t = $4 } $NF ~ /^(ptrace|futex|wait4)$/ { n[$NF] = $4 }
+			END {
+				print "syscalls", t + 0
+				print "ptrace", n["ptrace"] + 0
+				print "futex", n["futex"] + 0
+				print "wait4", n["wait4"] + 0
+			}' "$file" >"$file.counts"
+		cat "$file.ctx" >>"$file.counts"
+	fi
+}
+
+# census_rows LABEL CASE OPS DIR - census.tsv rows of one case: window
+# count, idle count and (window - idle) / OPS for each metric
+census_rows() {
+	awk -v cond="$1" -v k="$2" -v ops="$3" 'BEGIN { OFS = "\t" }
+		FNR == NR { idle[$1] = $2; next }
+		{ printf "%s\t%s\t%d\t%s\t%d\t%d\t%.2f\n", cond, k, ops, $1, $2, idle[$1], ($2 - idle[$1]) / ops }' \
+		"$4/$2.idle.counts" "$4/$2.run.counts" >>"$out/census.tsv"
+}
+
+# census_event LINE DIR SHARE LABEL - act on one marker line of the console
+census_event() {
+	local line=$1 dir=$2 share=$3 label=$4 word k
+	read -r word k _ <<<"$line"
+	case $word in
+	PERFBENCH-BEGIN)
+		ops=${line##*ops=}
+		[ -n "$pgid" ] || pgid=$(uml_pgid "$dir/boot") || die "census: cannot find the UML process of $dir/boot"
+		tracer_start "$dir/$k.run" "$pgid"
+		touch "$share/ack/$k.go" ;;
+	PERFBENCH-END)
+		tracer_stop "$dir/$k.run" ;;
+	PERFBENCH-IDLE-BEGIN)
+		tracer_start "$dir/$k.idle" "$pgid"
+		touch "$share/ack/$k.idle" ;;
+	PERFBENCH-IDLE-END)
+		tracer_stop "$dir/$k.idle"
+		touch "$share/ack/$k.done"
+		census_rows "$label" "$k" "$ops" "$dir"
+		echo "census: $label $k: $(awk -v k="$k" -v c="$label" '$1 == c && $2 == k { printf "%s=%s ", $4, $7 }' "$out/census.tsv")" >&2 ;;
+	PERFBENCH-ERROR*)
+		echo "census: $label: $line" >&2 ;;
+	esac
+}
+
+# census_cleanup - on an early exit: stop the tracer, the guest and its gate
+census_cleanup() {
+	[ -z "${tracer_pid:-}" ] || kill -INT "$tracer_pid" 2>/dev/null || true
+	[ -z "${pgid:-}" ] || kill -KILL -- "-$pgid" 2>/dev/null || true
+	kill "${census_gate_pid:-}" 2>/dev/null || true
+}
+
+# census_condition COND - boot COND once with perfbench in marker mode and
+# count every case
+census_condition() {
+	local c=$1 label dir share gate_pid line rc=0
+	label=$(cond_label "$c")
+	dir=$out/census/$label
+	mkdir -p "$dir"
+	share=$(prepare_share "$c" "${perf_args[@]}" -m /host/ack -p "${CENSUS_PAUSE_MS:-500}")
+	rm -rf "$share/ack"
+	mkdir -p "$share/ack"
+	run_guest "$c" "$share" "$dir/boot" &
+	gate_pid=$!
+	census_gate_pid=$gate_pid
+	pgid=''
+	trap census_cleanup EXIT
+	# the console, line by line, while the guest runs
+	while IFS= read -r line; do
+		line=${line%$'\r'}
+		case $line in PERFBENCH-*) census_event "$line" "$dir" "$share" "$label" ;; esac
+	done < <(tail -s 0.2 -n +1 -F --pid="$gate_pid" "$dir/boot/console.log" 2>/dev/null)
+	wait "$gate_pid" || rc=$?
+	trap - EXIT
+	[ "$rc" -eq 0 ] || die "census boot of $label failed: $(tail -n 1 "$dir/boot.verdict")"
+}
+
+# census_table - per condition, the per-operation counts of every case
+census_table() {
+	awk -F'\t' '$1 == "condition" { next }
+		!(($1, $2) in seen) { seen[$1, $2] = 1; order[++n] = $1 SUBSEP $2 }
+		{ v[$1, $2, $4] = $7; ops[$1, $2] = $3 }
+		END {
+			printf "%-12s %-9s %7s %9s %9s %9s %9s %9s\n", "condition", "case", "ops",
+				"syscalls", "ptrace", "futex", "wait4", "ctxsw"
+			for (i = 1; i <= n; i++) {
+				split(order[i], p, SUBSEP)
+				printf "%-12s %-9s %7d %9s %9s %9s %9s %9s\n", p[1], p[2], ops[p[1], p[2]],
+					v[p[1], p[2], "syscalls"], v[p[1], p[2], "ptrace"],
+					v[p[1], p[2], "futex"], v[p[1], p[2], "wait4"], v[p[1], p[2], "ctxsw"]
+			}
+		}' "$out/census.tsv"
+}
+
+# run_census - every guest condition once, then the table (per guest op)
+run_census() {
+	local c
+	tool=$(census_tool)
+	echo "census_tool: $tool ($($tool --version 2>&1 | head -n 1))" >>"$out/manifest.txt"
+	printf 'condition\tcase\tops\tmetric\twindow\tidle\tper_op\n' >"$out/census.tsv"
+	for c in "${conditions[@]}"; do
+		if ! is_guest "$c"; then
+			echo "census: $(cond_label "$c") is not a guest; left out" >&2
+			continue
+		fi
+		echo "census: booting $(cond_label "$c")" >&2
+		census_condition "$c"
+	done
+	census_table | tee "$out/census.txt"
+}

@@ -1,0 +1,180 @@
+# conditions.sh - what a benchmark condition is and how one round of it runs
+# (sourced by tests/perf/run; bash)
+#
+# A condition is LABEL:KIND[:ARG...] or just native / proot:
+#   KIND  native | proot | a UML kernel: x86_64, arm64-4k, arm64-16k
+#         (kernel/build.sh path FLAVOUR) or a path to a `linux` binary
+#   ARG   a kernel argument for a guest (seccomp=on, nosysemu, nocancel,
+#         prefault=0 ...), or env.NAME=VALUE: an environment variable for
+#         perfbench in any kind (PERFBENCH_PLANT_COMPUTE_PCT=20 plants a
+#         slower validator, for the validator's own test)
+# Needs: top, out, perf_args (array: perfbench's options for one round).
+# shellcheck shell=bash disable=SC2154 # out, top, perf_args: set by tests/perf/run
+
+# cond_label COND - the label (column name, sample key)
+cond_label() { echo "${1%%:*}"; }
+
+# cond_kind COND - native, proot or the kernel
+cond_kind() {
+	case $1 in
+	*:*) local rest=${1#*:}; echo "${rest%%:*}" ;;
+	*) echo "$1" ;;
+	esac
+}
+
+# cond_args COND - the ARGs, one per line
+cond_args() {
+	local rest
+	case $1 in *:*:*) ;; *) return 0 ;; esac
+	rest=${1#*:}
+	rest=${rest#*:}
+	printf '%s\n' "$rest" | tr ':' '\n'
+}
+
+# cond_kernel_args COND - the ARGs that go to the kernel, space-separated
+cond_kernel_args() { cond_args "$1" | grep -v '^env\.' | tr '\n' ' '; }
+
+# cond_env COND - the env.NAME=VALUE ARGs as NAME=VALUE, one per line
+cond_env() { cond_args "$1" | sed -n 's/^env\.//p'; }
+
+# cond_kernel COND - the kernel binary of a guest condition
+cond_kernel() {
+	local kind
+	kind=$(cond_kind "$1")
+	case $kind in
+	*/*) echo "$kind" ;;
+	*) echo "$("$top/kernel/build.sh" path "$kind")/linux" ;;
+	esac
+}
+
+# is_guest COND - whether COND boots a UML kernel
+is_guest() {
+	case $(cond_kind "$1") in native|proot) return 1 ;; esac
+}
+
+# elf_arch FILE - amd64 or arm64 from the ELF header's e_machine
+elf_arch() {
+	case $(od -An -tx1 -j18 -N2 "$1" | tr -d ' ') in
+	b700) echo arm64 ;;
+	3e00) echo amd64 ;;
+	*) die "cannot tell the architecture of $1 (not an aarch64 or x86-64 ELF file)" ;;
+	esac
+}
+
+# cond_arch COND - the architecture perfbench must be built for
+cond_arch() {
+	if is_guest "$1"; then
+		elf_arch "$(cond_kernel "$1")"
+	else
+		dpkg --print-architecture
+	fi
+}
+
+# check_condition COND - die with the fix when COND cannot run here
+check_condition() {
+	local c=$1 label kind k
+	label=$(cond_label "$c")
+	kind=$(cond_kind "$c")
+	case $label in
+	''|*[!A-Za-z0-9_.+-]*) die "condition '$c': the label '$label' must be letters, digits and _.+-" ;;
+	esac
+	case $kind in
+	native) ;;
+	proot) command -v proot >/dev/null ||
+		die "condition '$c' needs proot: apt-get install proot, or leave the condition out" ;;
+	*) k=$(cond_kernel "$c")
+	   [ -x "$k" ] || die "condition '$c': no kernel at $k (build it: kernel/build.sh $kind)" ;;
+	esac
+}
+
+# write_run_script COND SHARE ARGS... - SHARE/run.sh: perfbench with ARGS
+# and the condition's environment, for the guest's umarm.run (or natively)
+write_run_script() {
+	local c=$1 share=$2 v
+	shift 2
+	{
+		echo '#!/bin/sh'
+		cond_env "$c" | while read -r v; do
+			printf 'export %q\n' "$v"
+		done
+		# shellcheck disable=SC2016 # expanded by run.sh, not here
+		printf 'exec "$(dirname "$0")/perfbench"'
+		printf ' %q' "$@"
+		printf '\n'
+	} >"$share/run.sh"
+	chmod +x "$share/run.sh"
+}
+
+# prepare_share COND ARGS... - OUT/share/LABEL with perfbench and run.sh
+# (perfbench ARGS); prints the directory
+prepare_share() {
+	local c=$1 share
+	shift
+	share=$out/share/$(cond_label "$c")
+	mkdir -p "$share"
+	cp "$out/bin/$(cond_arch "$c")/perfbench" "$share/perfbench"
+	write_run_script "$c" "$share" "$@"
+	echo "$share"
+}
+
+# run_guest COND SHARE DIR [MARKER] - boot the condition's kernel with the
+# minimal image, SHARE on /host and /host/run.sh as umarm.run, the console
+# in DIR; run-gate judges it by perfbench's last line and by kernel bugs
+run_guest() {
+	local c=$1 share=$2 dir=$3 args
+	args=$(cond_kernel_args "$c")
+	# shellcheck disable=SC2086 # the kernel arguments are words
+	"$top/tests/autopkgtest/lib/run-gate" --name perf --artifacts "$dir" \
+		--kernel "$(cond_kernel "$c")" --image "$(guest_image "$c")" \
+		--hostfs "$share" --run /host/run.sh --mem "${MEM:-512M}" \
+		--marker "PERFBENCH-DONE rc=" --timeout "${PERF_TIMEOUT:-900}" \
+		-- $args >"$dir.verdict" 2>&1
+}
+
+# guest_image COND - the minimal image for the kernel's architecture
+# (IMAGE overrides it: a prebuilt image, e.g. in the emulated host); built
+# or found once per architecture by prime_guest_images
+declare -A guest_images
+guest_image() {
+	local a
+	if [ -n "${IMAGE:-}" ]; then
+		echo "$IMAGE"
+		return
+	fi
+	a=$(cond_arch "$1")
+	[ -n "${guest_images[$a]:-}" ] ||
+		guest_images[$a]=$("$top/images/build.sh" minimal "$a" | tail -n 1)
+	echo "${guest_images[$a]}"
+}
+
+# prime_guest_images COND... - find (or build) each guest architecture's
+# image once, in this shell, so that rounds do not ask images/build.sh again
+prime_guest_images() {
+	local c
+	for c in "$@"; do
+		is_guest "$c" || continue
+		guest_images[$(cond_arch "$c")]=$(guest_image "$c")
+	done
+}
+
+# run_round COND ROUND - one round of COND: perfbench once (a fresh boot for
+# a guest), its output in OUT/raw/LABEL-rROUND/console.log, its samples
+# appended to OUT/samples.tsv.  Dies when the round failed.
+run_round() {
+	local c=$1 r=$2 label dir share log
+	label=$(cond_label "$c")
+	dir=$out/raw/$label-r$r
+	log=$dir/console.log
+	share=$out/share/$label
+	case $(cond_kind "$c") in
+	native) mkdir -p "$dir"; "$share/run.sh" >"$log" 2>&1 || true ;;
+	proot) mkdir -p "$dir"; proot "$share/run.sh" >"$log" 2>&1 || true ;;
+	*) run_guest "$c" "$share" "$dir" ||
+		die "round $r of $label failed: $(tail -n 1 "$dir.verdict")" ;;
+	esac
+	grep -q '^PERFBENCH-DONE rc=' "$log" ||
+		die "round $r of $label: perfbench did not finish (see $log)"
+	grep '^PERFBENCH-SKIP' "$log" | sed "s/^/run: $label: /" >&2 || true
+	awk -v cond="$label" -v round="$r" -f "$top/tests/perf/lib/samples.awk" \
+		"$log" >>"$out/samples.tsv"
+}

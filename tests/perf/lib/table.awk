@@ -1,0 +1,169 @@
+# table.awk - samples.tsv to the benchmark table, or a refusal
+#
+# Input rows: condition round case ops ns_total ns_per_op page_size
+# ns_per_mb (a header row starting with "condition" is skipped).
+# Variables: max_spread, max_jitter (percent).  POSIX awk: mawk and
+# busybox awk run it (the emulated arm64 host has no gawk).
+BEGIN { FS = "\t" }
+
+$1 == "condition" { next }
+NF != 8 { bad++; next }
+{
+	c = $1; k = $3
+	if (!(c in seen_cond)) { seen_cond[c] = 1; conds[++nconds] = c }
+	if (!(k in seen_case)) { seen_case[k] = 1; cases[++ncases] = k }
+	n = ++count[c, k]
+	per_op[c, k, n] = $6
+	page[c, k] = $7
+	if ($8 != "-")
+		per_mb[c, k, n] = $8
+}
+
+# median(arr, c, k, n) - median of arr[c, k, 1..n] (sorted copy)
+function median(arr, c, k, n,    i, j, v, tmp) {
+	for (i = 1; i <= n; i++) {
+		v = arr[c, k, i] + 0
+		for (j = i - 1; j >= 1 && tmp[j] > v; j--)
+			tmp[j + 1] = tmp[j]
+		tmp[j + 1] = v
+	}
+	if (n % 2)
+		return tmp[(n + 1) / 2]
+	return (tmp[n / 2] + tmp[n / 2 + 1]) / 2
+}
+
+# jitter(c, k, n) - (max - min) / median of per_op[c, k, *], in percent
+function jitter(c, k, n,    i, v, lo, hi, m) {
+	lo = hi = per_op[c, k, 1] + 0
+	for (i = 2; i <= n; i++) {
+		v = per_op[c, k, i] + 0
+		if (v < lo) lo = v
+		if (v > hi) hi = v
+	}
+	m = median(per_op, c, k, n)
+	return m > 0 ? 100 * (hi - lo) / m : 0
+}
+
+# validate() - the compute validator; prints reasons, returns 1 if the
+# table must not be printed
+function validate(    spread, i, c, m, lo, hi, lo_c, hi_c, j, worst, worst_c, fail) {
+	fail = 0
+	for (i = 1; i <= nconds; i++) {
+		c = conds[i]
+		if (!count[c, "compute"]) {
+			printf "table: REFUSED: condition %s has no compute samples: nothing validates it (run the compute case)\n", c >"/dev/stderr"
+			fail = 1
+			continue
+		}
+		m = median(per_op, c, "compute", count[c, "compute"])
+		if (lo == "" || m < lo) { lo = m; lo_c = c }
+		if (hi == "" || m > hi) { hi = m; hi_c = c }
+		j = jitter(c, "compute", count[c, "compute"])
+		if (j > worst) { worst = j; worst_c = c }
+		if (j > max_jitter) {
+			printf "table: REFUSED: compute jitters %.1f%% within %s (max - min over %d rounds; limit %s%%): the machine moved during the run\n", j, c, count[c, "compute"], max_jitter >"/dev/stderr"
+			fail = 1
+		}
+	}
+	if (lo != "" && lo > 0 && 100 * (hi - lo) / lo > max_spread) {
+		printf "table: REFUSED: compute differs across conditions by %.1f%% (%s %.3f us, %s %.3f us; limit %s%%): identical instructions cannot, so the machine moved\n", 100 * (hi - lo) / lo, lo_c, lo / 1000, hi_c, hi / 1000, max_spread >"/dev/stderr"
+		fail = 1
+	}
+	spread = (lo > 0) ? 100 * (hi - lo) / lo : 0
+	if (!fail)
+		printf "validator: compute spread %.1f%% across conditions (limit %s%%), worst jitter %.1f%% (%s; limit %s%%)\n", spread, max_spread, worst, (worst_c == "") ? "-" : worst_c, max_jitter
+	return fail
+}
+
+# header(title) - the table's first line: title and one column per condition
+function header(title,    i) {
+	printf "\n%-14s", title
+	for (i = 1; i <= nconds; i++)
+		printf " %12s", conds[i]
+	printf "\n"
+}
+
+# cell(v) - one value, or "-" for a case a condition did not run
+function cell(v) {
+	if (v == "")
+		printf " %12s", "-"
+	else
+		printf " %12.3f", v
+}
+
+# medians() - med[c, k] and mb[c, k] in microseconds
+function medians(    i, l, c, k) {
+	for (i = 1; i <= nconds; i++)
+		for (l = 1; l <= ncases; l++) {
+			c = conds[i]; k = cases[l]
+			if (!count[c, k])
+				continue
+			med[c, k] = median(per_op, c, k, count[c, k]) / 1000
+			if ((c, k, 1) in per_mb) {
+				mb[c, k] = median(per_mb, c, k, count[c, k]) / 1000
+				has_mb[k] = 1
+			}
+		}
+}
+
+# rows(base) - the medians, or their ratios to condition base
+function rows(base,    i, l, c, k, v) {
+	for (l = 1; l <= ncases; l++) {
+		k = cases[l]
+		printf "%-14s", k
+		for (i = 1; i <= nconds; i++) {
+			c = conds[i]
+			v = med[c, k]
+			if (base != "")
+				v = (v != "" && med[base, k] > 0) ? v / med[base, k] : ""
+			cell(v)
+		}
+		printf "\n"
+		if (!(k in has_mb))
+			continue
+		printf "%-14s", k "/MiB"
+		for (i = 1; i <= nconds; i++) {
+			c = conds[i]
+			v = mb[c, k]
+			if (base != "")
+				v = (v != "" && mb[base, k] > 0) ? v / mb[base, k] : ""
+			cell(v)
+		}
+		printf "\n"
+		printf "%-14s", "  page size"
+		for (i = 1; i <= nconds; i++)
+			printf " %12s", page[conds[i], k]
+		printf "\n"
+	}
+}
+
+# rounds_line() - how many rounds each condition contributed (compute)
+function rounds_line(    i) {
+	printf "%-14s", "rounds"
+	for (i = 1; i <= nconds; i++)
+		printf " %12d", count[conds[i], "compute"]
+	printf "\n"
+}
+
+END {
+	if (bad)
+		printf "table: %d malformed rows in %s ignored\n", bad, FILENAME >"/dev/stderr"
+	if (!nconds) {
+		print "table: no samples" >"/dev/stderr"
+		exit 2
+	}
+	if (validate())
+		exit 1
+	medians()
+	header("us/op median")
+	rows("")
+	rounds_line()
+	if (seen_cond["native"]) {
+		header("ratio/native")
+		rows("native")
+	}
+	if (seen_cond["proot"]) {
+		header("ratio/proot")
+		rows("proot")
+	}
+}

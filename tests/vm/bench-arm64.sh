@@ -1,0 +1,85 @@
+#!/bin/bash
+# bench-arm64.sh - tests/perf/run inside the emulated arm64 host
+#
+# Usage: tests/vm/bench-arm64.sh HOSTKERNEL OUTDIR [RUN ARGS...]
+#
+# HOSTKERNEL is 4k or 16k (the Debian host kernel of tests/vm); RUN ARGS go
+# to tests/perf/run unchanged (-r 5, --census, conditions ...; without
+# conditions: native, proot and sysemu/nosysemu/nocancel for each flavour
+# that fits the host's pages).  Into the VM go, as one tar: tests/perf and
+# run-gate, perfbench built here for arm64, the arm64-4k and arm64-16k
+# kernels (kernel/build.sh; ARM64_KERNEL_4K / ARM64_KERNEL_16K name others),
+# the minimal arm64 image, and Debian's proot with libtalloc2 for arm64
+# (apt-get download; the VM has no network), installed there with dpkg.
+# The VM has no perf: --census uses strace there.  The run's directory comes
+# back as OUTDIR/vm/files/bench; the table is printed.  The manifest gets
+# this machine's git HEAD and QEMU version (the VM cannot know them).
+# On an arm64 machine vm.sh runs the job on the host itself, same contract.
+# TIMEOUT (7200 s) is the VM's limit, VM_SMP its CPUs (1: less noise).
+set -eu
+
+top=$(cd "$(dirname "$0")/../.." && pwd)
+die() { echo "bench-arm64.sh: $*" >&2; exit 2; }
+
+[ $# -ge 2 ] || { sed -n '4p' "$0" | sed 's/^# //' >&2; exit 2; }
+host=$1 out=$2
+shift 2
+case $host in 4k|16k) ;; *) die "HOSTKERNEL '$host' is not 4k or 16k" ;; esac
+mkdir -p "$out"
+out=$(cd "$out" && pwd)
+
+# bundle_kernel FLAVOUR DIR - the flavour's kernel into DIR/FLAVOUR/linux
+bundle_kernel() {
+	local f=$1 k
+	k=$(eval echo "\${ARM64_KERNEL_$(echo "$f" | tr k K):-}")
+	[ -n "$k" ] || k=$("$top/kernel/build.sh" path "arm64-$f")/linux
+	[ -x "$k" ] || die "no $k: build it with kernel/build.sh arm64-$f"
+	mkdir -p "$2/$f"
+	cp "$k" "$2/$f/linux"
+}
+
+bundle=$out/bundle
+rm -rf "$bundle"
+mkdir -p "$bundle/tests/autopkgtest/lib" "$bundle/k" "$bundle/debs"
+cp -r "$top/tests/perf" "$bundle/tests/"
+cp "$top/tests/autopkgtest/lib/run-gate" "$bundle/tests/autopkgtest/lib/"
+"$top/tests/perf/build.sh" arm64 "$bundle/bin" >/dev/null
+bundle_kernel 4k "$bundle/k"
+bundle_kernel 16k "$bundle/k"
+cp "$("$top/images/build.sh" minimal arm64 | tail -n 1)" "$bundle/minimal.ext4"
+(cd "$bundle/debs" && apt-get download proot:arm64 libtalloc2:arm64) >&2 ||
+	die "could not download proot:arm64 (dpkg --add-architecture arm64; apt-get update)"
+tar -C "$bundle" -cf "$out/bundle.tar" .
+rm -rf "$bundle"
+
+{
+	echo '#!/bin/bash'
+	printf 'export GIT_HEAD=%q QEMU_VERSION=%q\n' \
+		"$(git -C "$top" rev-parse HEAD 2>/dev/null || echo unknown)" \
+		"$(${QEMU:-qemu-system-aarch64} --version 2>/dev/null | head -n 1 || echo unknown)"
+	cat <<'EOF'
+# Runs in the arm64 host: proot from the bundle, then the benchmark.
+set -eu
+dpkg -i "$CI_WORK"/debs/*.deb >"$CI_OUT/dpkg.log" 2>&1
+export UMARM_CACHE=/tmp/umarm-cache IMAGE=$CI_WORK/minimal.ext4 \
+	PERFBENCH_PREBUILT=$CI_WORK/bin/perfbench \
+	KERNEL_4K=$CI_WORK/k/4k/linux KERNEL_16K=$CI_WORK/k/16k/linux
+rc=0
+"$CI_WORK/tests/perf/run" -o "$CI_OUT/bench" "$@" || rc=$?
+echo "BENCH_DONE rc=$rc"
+EOF
+} >"$out/job.sh"
+chmod +x "$out/job.sh"
+
+rc=0
+"$top/tests/vm/vm.sh" run --kernel "$host" --smp "${VM_SMP:-1}" \
+	--timeout "${TIMEOUT:-7200}" --disk "$out/bundle.tar" --out "$out/vm" \
+	"$out/job.sh" "$@" >"$out/vm-output.txt" 2>&1 || rc=$?
+rm -f "$out/bundle.tar"
+grep -q '^BENCH_DONE rc=' "$out/vm-output.txt" ||
+	die "the job did not finish (vm.sh rc=$rc): see $out/vm-output.txt"
+res=$out/vm/files/bench
+[ -f "$res/table.txt" ] && cat "$res/table.txt"
+[ -f "$res/census.txt" ] && cat "$res/census.txt"
+echo "results: $res"
+exit "$rc"
