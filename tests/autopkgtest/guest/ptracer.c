@@ -17,8 +17,10 @@
  *     tracer rewrites there is what the syscall gets: dup(BAD_FD) becomes
  *     dup(1) and succeeds;
  *  4. PTRACE_PEEKDATA / PTRACE_POKEDATA read and write the child's memory;
- *  5. PTRACE_SINGLESTEP moves the child's program counter forward and
- *     stops it with SIGTRAP.
+ *  5. PTRACE_SINGLESTEP executes one instruction: from a breakpoint
+ *     followed by nops, each step stops with SIGTRAP and the program
+ *     counter exactly one nop further (a kernel that lets the child run on
+ *     to its next kernel entry fails here).
  *
  * Prints "PTRACE_OK syscalls=N" on success, "PTRACE_FAIL <what>" otherwise.
  * Static, no dependencies: runs as init's umarm.run program.
@@ -47,6 +49,10 @@ typedef struct user_pt_regs regs_t;
 #define REG_RET(r)	((r).regs[0])
 #define REG_ARG0(r)	((r).regs[0])
 #define REG_PC(r)	((r).pc)
+/* brk reports its own address: the tracer steps over it */
+#define STEP_BLOCK	"brk #0x77\n nop\n nop\n nop\n nop\n"
+#define BREAK_SIZE	4
+#define NOP_SIZE	4
 #ifndef NT_ARM_SYSTEM_CALL
 #define NT_ARM_SYSTEM_CALL 0x404
 #endif
@@ -56,6 +62,10 @@ typedef struct user_regs_struct regs_t;
 #define REG_RET(r)	((r).rax)
 #define REG_ARG0(r)	((r).rdi)
 #define REG_PC(r)	((r).rip)
+/* int3 reports the address after itself */
+#define STEP_BLOCK	"int3\n nop\n nop\n nop\n nop\n"
+#define BREAK_SIZE	0
+#define NOP_SIZE	1
 #else
 #error "ptracer.c knows aarch64 and x86_64"
 #endif
@@ -90,7 +100,8 @@ static int child(void)
 	if (ptrace(PTRACE_TRACEME, 0, NULL, NULL))
 		return 10;
 	raise(SIGSTOP);
-	/* 5: the tracer single-steps us here (a few instructions) */
+	/* 5: the tracer single-steps us through the nops */
+	asm volatile (STEP_BLOCK ::: "memory");
 	for (i = 0; i < LOOPS; i++)
 		if (syscall(SYS_getppid) != getppid())
 			return 11;
@@ -160,23 +171,31 @@ static int wait_stop(pid_t pid, const char *what)
 static void single_step(pid_t pid)
 {
 	regs_t r;
-	unsigned long pc0, pc;
+	unsigned long pc;
 	int i, sig;
 
+	if (ptrace(PTRACE_CONT, pid, NULL, NULL))
+		fail("PTRACE_CONT to the breakpoint: %s", strerror(errno));
+	sig = wait_stop(pid, "PTRACE_CONT to the breakpoint");
+	if (sig != SIGTRAP)
+		fail("the breakpoint stopped the child with signal %d", sig);
 	get_regs(pid, &r);
-	pc0 = REG_PC(r);
+	REG_PC(r) += BREAK_SIZE;
+	set_regs(pid, &r);
+	pc = REG_PC(r);
 	for (i = 0; i < 3; i++) {
 		if (ptrace(PTRACE_SINGLESTEP, pid, NULL, NULL))
 			fail("PTRACE_SINGLESTEP: %s", strerror(errno));
 		sig = wait_stop(pid, "PTRACE_SINGLESTEP");
 		if (sig != SIGTRAP)
 			fail("single-step %d stopped with signal %d, not SIGTRAP", i, sig);
+		get_regs(pid, &r);
+		if (REG_PC(r) != pc + NOP_SIZE)
+			fail("single-step %d went from pc %#lx to %#llx, not one nop",
+			     i, pc, (unsigned long long)REG_PC(r));
+		pc = REG_PC(r);
 	}
-	get_regs(pid, &r);
-	pc = REG_PC(r);
-	if (pc == pc0)
-		fail("three single-steps left the pc at %#lx", pc);
-	printf("ptracer: single-step pc %#lx -> %#lx\n", pc0, pc);
+	printf("ptracer: three single-steps, one nop each, to pc %#lx\n", pc);
 }
 
 int main(void)
