@@ -6,9 +6,10 @@
 # HOSTKERNEL is 4k or 16k (the Debian host kernel of tests/vm); each CASE is
 # FLAVOUR:GATE[:BOOTARG...], e.g. 4k:boot-minimal:nosysemu,
 # 16k:register-torture, 4k:refused (a 4K kernel on this host must refuse to
-# boot with a message naming both page sizes), 4k:seccomp-refused
-# (seccomp=on must stop the boot with a message while arm64 has no SECCOMP
-# userspace), 4k:pac-unavailable (on a host whose stubs cannot turn pointer
+# boot with a message naming both page sizes), 4k:seccomp-fallback and
+# 4k:seccomp-required (on a host where SECCOMP userspace cannot be set up,
+# made by guest/noseccomptsync.c, seccomp=auto boots in ptrace mode and says
+# so, seccomp=on stops with a message), 4k:pac-unavailable (on a host whose stubs cannot turn pointer
 # authentication off, made by guest/nopacprctl.c, the boot says so).  The UML kernels come from
 # kernel/build.sh (arm64-4k, arm64-16k), the images from images/build.sh
 # (minimal, debian for arm64; ARM64_KERNEL_4K and ARM64_KERNEL_16K name
@@ -123,13 +124,21 @@ run_case() {
 			--image "$CI_WORK/img/minimal.ext4" --timeout 60 \
 			--marker "Host pages ($(getconf PAGESIZE) bytes) are larger" \
 			--artifacts "$CI_OUT/$name" 2>&1 | tail -n 1)
-	elif [ "$gate" = seccomp-refused ]; then
-		# arm64 has no SECCOMP userspace yet: seccomp=on must stop the
-		# boot with its message (it used to hang in init_seccomp()).
-		line=$("$gates/lib/run-gate" --name "$name" --kernel "$KERNEL" \
-			--image "$CI_WORK/img/minimal.ext4" --timeout 120 \
-			--marker "seccomp=on is not implemented on this architecture" \
-			--artifacts "$CI_OUT/$name" -- seccomp=on 2>&1 | tail -n 1)
+	elif [ "$gate" = seccomp-fallback ] || [ "$gate" = seccomp-required ]; then
+		# A host where the SECCOMP-mode probe fails (seccomp() with
+		# TSYNC refused by guest/noseccomptsync.c): seccomp=auto must
+		# boot in ptrace mode and say so, seccomp=on must stop.
+		printf '#!/bin/sh\nexec %s %s "$@"\n' "$GUEST_PREBUILT/noseccomptsync" \
+			"$KERNEL" >"/tmp/$name-linux"
+		chmod +x "/tmp/$name-linux"
+		if [ "$gate" = seccomp-fallback ]; then
+			set -- "Userspace mode: ptrace (seccomp=auto)" seccomp=auto
+		else
+			set -- "SECCOMP userspace requested but not functional" seccomp=on
+		fi
+		line=$("$gates/lib/run-gate" --name "$name" --kernel "/tmp/$name-linux" \
+			--image "$CI_WORK/img/minimal.ext4" --timeout 300 --run /bin/true \
+			--marker "$1" --artifacts "$CI_OUT/$name" -- "$2" 2>&1 | tail -n 1)
 	elif [ "$gate" = pac-unavailable ]; then
 		# A host with pointer authentication but without
 		# PR_PAC_SET_ENABLED_KEYS (5.0-5.12), made by a seccomp filter
