@@ -8,9 +8,9 @@
 # 16k:register-torture, 4k:refused (a 4K kernel on this host must refuse to
 # boot with a message naming both page sizes), 4k:seccomp-fallback and
 # 4k:seccomp-required (on a host where SECCOMP userspace cannot be set up,
-# made by guest/noseccomptsync.c, seccomp=auto boots in ptrace mode and says
+# made by guest/hostfilter.c tsync, seccomp=auto boots in ptrace mode and says
 # so, seccomp=on stops with a message), 4k:pac-unavailable (on a host whose stubs cannot turn pointer
-# authentication off, made by guest/nopacprctl.c, the boot says so).  The UML kernels come from
+# authentication off, made by guest/hostfilter.c pac, the boot says so).  The UML kernels come from
 # kernel/build.sh (arm64-4k, arm64-16k), the images from images/build.sh
 # (minimal, debian for arm64; ARM64_KERNEL_4K and ARM64_KERNEL_16K name
 # kernels built elsewhere), the guest programs from
@@ -126,9 +126,9 @@ run_case() {
 			--artifacts "$CI_OUT/$name" 2>&1 | tail -n 1)
 	elif [ "$gate" = seccomp-fallback ] || [ "$gate" = seccomp-required ]; then
 		# A host where the SECCOMP-mode probe fails (seccomp() with
-		# TSYNC refused by guest/noseccomptsync.c): seccomp=auto must
+		# TSYNC refused by guest/hostfilter.c tsync): seccomp=auto must
 		# boot in ptrace mode and say so, seccomp=on must stop.
-		printf '#!/bin/sh\nexec %s %s "$@"\n' "$GUEST_PREBUILT/noseccomptsync" \
+		printf '#!/bin/sh\nexec %s tsync %s "$@"\n' "$GUEST_PREBUILT/hostfilter" \
 			"$KERNEL" >"/tmp/$name-linux"
 		chmod +x "/tmp/$name-linux"
 		if [ "$gate" = seccomp-fallback ]; then
@@ -142,8 +142,8 @@ run_case() {
 	elif [ "$gate" = pac-unavailable ]; then
 		# A host with pointer authentication but without
 		# PR_PAC_SET_ENABLED_KEYS (5.0-5.12), made by a seccomp filter
-		# (guest/nopacprctl.c): the boot must say what that means.
-		printf '#!/bin/sh\nexec %s %s "$@"\n' "$GUEST_PREBUILT/nopacprctl" \
+		# (guest/hostfilter.c pac): the boot must say what that means.
+		printf '#!/bin/sh\nexec %s pac %s "$@"\n' "$GUEST_PREBUILT/hostfilter" \
 			"$KERNEL" >"/tmp/$name-linux"
 		chmod +x "/tmp/$name-linux"
 		line=$("$gates/lib/run-gate" --name "$name" --kernel "/tmp/$name-linux" \

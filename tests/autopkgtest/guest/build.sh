@@ -24,7 +24,7 @@ shift 2
 src=$(cd "$(dirname "$0")" && pwd)
 
 case $arch in
-arm64) all="regtorture pacfork fpsimd tlsthreads threads ptracer addrspace escape sigframe nopacprctl noseccomptsync gotls"; triple=aarch64-linux-gnu ;;
+arm64) all="regtorture pacfork fpsimd tlsthreads threads ptracer addrspace escape sigframe hostfilter gotls"; triple=aarch64-linux-gnu ;;
 amd64) all="tlsthreads threads ptracer addrspace escape gotls"; triple=x86_64-linux-gnu ;;
 *) die "unknown architecture '$arch' (arm64 or amd64)" ;;
 esac
@@ -32,7 +32,7 @@ esac
 # the PROGRAMs asked for that exist for ARCH, in the order given
 progs=
 for p in "$@"; do
-	case " $all regtorture pacfork fpsimd sigframe nopacprctl noseccomptsync " in
+	case " $all regtorture pacfork fpsimd sigframe hostfilter " in
 	*" $p "*) ;;
 	*) die "unknown program '$p' (one of: $all)" ;;
 	esac

@@ -1,0 +1,81 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * hostfilter.c - run a command as on a host that lacks something UML uses
+ *
+ * Usage: hostfilter pac|tsync COMMAND [ARGS...]
+ *
+ * Installs a seccomp filter that makes one host feature fail as it does
+ * where the host lacks it, and executes COMMAND under it (the filter is
+ * inherited by every process COMMAND starts).  A host-side helper of the
+ * arm64 gates, built with the guest programs.
+ *
+ *   pac    prctl(PR_PAC_SET_ENABLED_KEYS) fails with EINVAL, as on host
+ *          Linux 5.0 to 5.12, which have pointer authentication but not the
+ *          prctl that turns its keys off (the UML kernel reports it at boot)
+ *   tsync  seccomp() with SECCOMP_FILTER_FLAG_TSYNC fails with EINVAL:
+ *          UML's SECCOMP-mode probe installs its filter so and fails, while
+ *          ptrace mode's stubs install theirs without flags and work
+ *          (seccomp=auto must fall back to ptrace, seccomp=on must stop)
+ */
+#include <errno.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+/*
+ * fail_with_einval() - the filter: syscall nr with bits of argument arg
+ * (equal to val, or any of them set for BPF_JSET) fails with EINVAL
+ */
+static int fail_with_einval(unsigned int nr, unsigned int arg,
+			    unsigned int test, unsigned int val)
+{
+	struct sock_filter filter[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, nr, 0, 3),
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+			 offsetof(struct seccomp_data, args[0]) + 8 * arg),
+		BPF_JUMP(BPF_JMP | test | BPF_K, val, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EINVAL),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	struct sock_fprog prog = {
+		.len = sizeof(filter) / sizeof(filter[0]),
+		.filter = filter,
+	};
+
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
+		return -1;
+	return prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog);
+}
+
+int main(int argc, char **argv)
+{
+	int rc;
+
+	if (argc < 3) {
+		fprintf(stderr, "usage: hostfilter pac|tsync COMMAND [ARGS...]\n");
+		return 2;
+	}
+	if (!strcmp(argv[1], "pac")) {
+		rc = fail_with_einval(SYS_prctl, 0, BPF_JEQ, PR_PAC_SET_ENABLED_KEYS);
+	} else if (!strcmp(argv[1], "tsync")) {
+		rc = fail_with_einval(SYS_seccomp, 1, BPF_JSET,
+				      SECCOMP_FILTER_FLAG_TSYNC);
+	} else {
+		fprintf(stderr, "hostfilter: unknown feature '%s': use pac or tsync\n",
+			argv[1]);
+		return 2;
+	}
+	if (rc) {
+		perror("hostfilter: installing the seccomp filter");
+		return 1;
+	}
+	execvp(argv[2], argv + 2);
+	perror("hostfilter: exec");
+	return 127;
+}
