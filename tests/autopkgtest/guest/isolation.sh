@@ -32,9 +32,12 @@ rc=0
 # (hostfs= is UML's own option: /proc/cmdline does not show it)
 hostfs_confined || rc=1
 /host/escape || rc=1
-# sigframe is built for arm64 guests only
+# sigframe and stubcall are built for arm64 guests only
 if [ -x /host/sigframe ]; then
 	/host/sigframe || rc=1
+fi
+if [ -x /host/stubcall ]; then
+	/host/stubcall || rc=1
 fi
 [ "$rc" -ne 0 ] || echo ISOLATION_OK
 exit "$rc"
