@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,8 +17,10 @@
 #include <sys/prctl.h>
 #include <sys/ptrace.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/vfs.h>
 #include <sys/wait.h>
+#include <linux/filter.h>
 #include <linux/seccomp.h>
 
 #include "host.h"
@@ -213,34 +216,40 @@ static int ptrace_ok(void)
 }
 
 /**
- * seccomp_ok() - can an unprivileged process install a seccomp filter?
+ * seccomp_filter_ok() - can an unprivileged process install a seccomp filter?
  *
- * UML's SECCOMP mode (seccomp=on|auto) needs filters with SECCOMP_RET_TRAP
- * and PR_SET_NO_NEW_PRIVS (Linux 3.5).
+ * Every stub of the UML kernel, ptrace mode's too, sets PR_SET_NO_NEW_PRIVS
+ * (Linux 3.5) and installs a filter with seccomp() (3.17) returning
+ * SECCOMP_RET_KILL_PROCESS (4.14) or ALLOW, and exits if that fails: without
+ * filters no mode runs.  Installs a filter that allows everything in a child.
  *
- * Return: 0 if yes
+ * Return: 0 if it could, negative errno of the failure otherwise
  */
-static int seccomp_ok(void)
+static int seccomp_filter_ok(void)
 {
+	struct sock_filter allow = BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
+	struct sock_fprog prog = { .len = 1, .filter = &allow };
 	int status;
 	pid_t pid = fork();
 
 	if (pid < 0)
 		return -errno;
 	if (!pid) {
-		/* Linux >= 3.17: SECCOMP_GET_ACTION_AVAIL is 4.14, so use
-		 * the mode query: EINVAL means seccomp is compiled out.
-		 */
-		if (prctl(PR_GET_SECCOMP, 0, 0, 0, 0) < 0)
-			_exit(1);
-		if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
-			_exit(2);
+		if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) ||
+		    syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog))
+			_exit(errno);
 		_exit(0);
 	}
 	if (waitpid(pid, &status, 0) < 0)
 		return -errno;
-	return WIFEXITED(status) && !WEXITSTATUS(status) ? 0 : -EPERM;
+	if (!WIFEXITED(status))
+		return -EPERM;
+	return -WEXITSTATUS(status);
 }
+
+/* What a failed seccomp_filter_ok() means */
+#define NO_SECCOMP_FILTER						\
+	": the UML kernel cannot run on this host in any mode, as its stubs install a filter (host kernel without CONFIG_SECCOMP_FILTER, or a container policy refusing seccomp())"
 
 /**
  * host_check() - report whether this host can run UML instances
@@ -278,8 +287,10 @@ int host_check(int verbose)
 
 	rc = ptrace_ok();
 	REPORT(!rc, "ptrace", "%s", rc ? "cannot trace children (container policy or yama ptrace_scope=3?)" : "children can be traced");
-	rc = seccomp_ok();
-	REPORT(!rc, "seccomp", "%s", rc ? "unavailable: boot with seccomp=off" : "filters available");
+	rc = seccomp_filter_ok();
+	REPORT(!rc, "seccomp", "filters %s%s%s", rc ? "unavailable: " : "available",
+	       rc ? strerror(-rc) : " (every mode's stubs install one)",
+	       rc ? NO_SECCOMP_FILTER : "");
 
 	rc = tmpdir_exec_ok(td);
 	REPORT(!rc, "exec-able TMPDIR", "%s%s%s", td, rc ? ": " : "",
