@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,12 +16,14 @@
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/ptrace.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/vfs.h>
 #include <sys/wait.h>
-#include <linux/seccomp.h>
 
 #include "host.h"
+#include "hostseccomp.h"
 #include "log.h"
 #include "net.h"
 #include "sdnotify.h"
@@ -213,36 +216,6 @@ static int ptrace_ok(void)
 }
 
 /**
- * seccomp_ok() - can an unprivileged process install a seccomp filter?
- *
- * UML's SECCOMP mode (seccomp=on|auto) needs filters with SECCOMP_RET_TRAP
- * and PR_SET_NO_NEW_PRIVS (Linux 3.5).
- *
- * Return: 0 if yes
- */
-static int seccomp_ok(void)
-{
-	int status;
-	pid_t pid = fork();
-
-	if (pid < 0)
-		return -errno;
-	if (!pid) {
-		/* Linux >= 3.17: SECCOMP_GET_ACTION_AVAIL is 4.14, so use
-		 * the mode query: EINVAL means seccomp is compiled out.
-		 */
-		if (prctl(PR_GET_SECCOMP, 0, 0, 0, 0) < 0)
-			_exit(1);
-		if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
-			_exit(2);
-		_exit(0);
-	}
-	if (waitpid(pid, &status, 0) < 0)
-		return -errno;
-	return WIFEXITED(status) && !WEXITSTATUS(status) ? 0 : -EPERM;
-}
-
-/**
  * host_check() - report whether this host can run UML instances
  * @verbose:	print every check, not only failures
  *
@@ -250,7 +223,7 @@ static int seccomp_ok(void)
  */
 int host_check(int verbose)
 {
-	const char *fl = host_default_flavour(), *td = uml_tmpdir();
+	const char *fl = host_default_flavour(), *td = uml_tmpdir(), *why;
 	struct conf c;
 	char k[PATH_LEN], v[96];
 	int fails = 0, rc;
@@ -278,8 +251,18 @@ int host_check(int verbose)
 
 	rc = ptrace_ok();
 	REPORT(!rc, "ptrace", "%s", rc ? "cannot trace children (container policy or yama ptrace_scope=3?)" : "children can be traced");
-	rc = seccomp_ok();
-	REPORT(!rc, "seccomp", "%s", rc ? "unavailable: boot with seccomp=off" : "filters available");
+	rc = seccomp_filter_ok();
+	REPORT(!rc, "seccomp", "filters %s%s%s", rc ? "unavailable: " : "available",
+	       rc ? strerror(-rc) : " (every mode's stubs install one)",
+	       rc ? NO_SECCOMP_FILTER : "");
+	/* optional: seccomp=off, the default, does without it */
+	why = seccomp_mode_ok();
+	if (why)
+		printf("%-5s %-22s SECCOMP mode unavailable (needs Linux 5.9 user notifications; %s): seccomp=auto runs ptrace mode, seccomp=on refuses to boot\n",
+		       "warn", "seccomp mode", why);
+	else if (verbose)
+		printf("%-5s %-22s %s\n", "ok", "seccomp mode",
+		       "user notifications available (seccomp=on|auto can run SECCOMP mode)");
 
 	rc = tmpdir_exec_ok(td);
 	REPORT(!rc, "exec-able TMPDIR", "%s%s%s", td, rc ? ": " : "",

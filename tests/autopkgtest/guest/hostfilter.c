@@ -2,7 +2,7 @@
 /*
  * hostfilter.c - run a command as on a host that lacks something UML uses
  *
- * Usage: hostfilter pac|tsync COMMAND [ARGS...]
+ * Usage: hostfilter pac|tsync|notify|filter COMMAND [ARGS...]
  *
  * Installs a seccomp filter that makes one host feature fail as it does
  * where the host lacks it, and executes COMMAND under it (the filter is
@@ -16,6 +16,12 @@
  *          UML's SECCOMP-mode probe installs its filter so and fails, while
  *          ptrace mode's stubs install theirs without flags and work
  *          (seccomp=auto must fall back to ptrace, seccomp=on must stop)
+ *   notify seccomp() with SECCOMP_FILTER_FLAG_NEW_LISTENER fails with EINVAL,
+ *          as on host Linux before 5.0: SECCOMP mode cannot run, ptrace
+ *          mode can (umarmctl check warns about "seccomp mode")
+ *   filter seccomp(SECCOMP_SET_MODE_FILTER) fails with EINVAL, as on a host
+ *          kernel without CONFIG_SECCOMP_FILTER: every stub installs a
+ *          filter, so no mode can run (umarmctl check fails "seccomp")
  */
 #include <errno.h>
 #include <stddef.h>
@@ -58,7 +64,7 @@ int main(int argc, char **argv)
 	int rc;
 
 	if (argc < 3) {
-		fprintf(stderr, "usage: hostfilter pac|tsync COMMAND [ARGS...]\n");
+		fprintf(stderr, "usage: hostfilter pac|tsync|notify|filter COMMAND [ARGS...]\n");
 		return 2;
 	}
 	if (!strcmp(argv[1], "pac")) {
@@ -66,8 +72,14 @@ int main(int argc, char **argv)
 	} else if (!strcmp(argv[1], "tsync")) {
 		rc = fail_with_einval(SYS_seccomp, 1, BPF_JSET,
 				      SECCOMP_FILTER_FLAG_TSYNC);
+	} else if (!strcmp(argv[1], "notify")) {
+		rc = fail_with_einval(SYS_seccomp, 1, BPF_JSET,
+				      SECCOMP_FILTER_FLAG_NEW_LISTENER);
+	} else if (!strcmp(argv[1], "filter")) {
+		rc = fail_with_einval(SYS_seccomp, 0, BPF_JEQ,
+				      SECCOMP_SET_MODE_FILTER);
 	} else {
-		fprintf(stderr, "hostfilter: unknown feature '%s': use pac or tsync\n",
+		fprintf(stderr, "hostfilter: unknown feature '%s': use pac, tsync, notify or filter\n",
 			argv[1]);
 		return 2;
 	}
