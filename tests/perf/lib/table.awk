@@ -106,30 +106,28 @@ function medians(    i, l, c, k) {
 		}
 }
 
+# row(label, vals, k, base) - one line: vals[condition, k] for each
+# condition, or its ratio to vals[base, k]
+function row(label, vals, k, base,    i, c, v) {
+	printf "%-14s", label
+	for (i = 1; i <= nconds; i++) {
+		c = conds[i]
+		v = vals[c, k]
+		if (base != "")
+			v = (v != "" && vals[base, k] > 0) ? v / vals[base, k] : ""
+		cell(v)
+	}
+	printf "\n"
+}
+
 # rows(base) - the medians, or their ratios to condition base
-function rows(base,    i, l, c, k, v) {
+function rows(base,    i, l, k) {
 	for (l = 1; l <= ncases; l++) {
 		k = cases[l]
-		printf "%-14s", k
-		for (i = 1; i <= nconds; i++) {
-			c = conds[i]
-			v = med[c, k]
-			if (base != "")
-				v = (v != "" && med[base, k] > 0) ? v / med[base, k] : ""
-			cell(v)
-		}
-		printf "\n"
+		row(k, med, k, base)
 		if (!(k in has_mb))
 			continue
-		printf "%-14s", k "/MiB"
-		for (i = 1; i <= nconds; i++) {
-			c = conds[i]
-			v = mb[c, k]
-			if (base != "")
-				v = (v != "" && mb[base, k] > 0) ? v / mb[base, k] : ""
-			cell(v)
-		}
-		printf "\n"
+		row(k "/MiB", mb, k, base)
 		printf "%-14s", "  page size"
 		for (i = 1; i <= nconds; i++)
 			printf " %12s", page[conds[i], k]
