@@ -1,36 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later
  * umarmctl - manage User-Mode Linux instances
  *
- * cmd.h - the verbs, and what they share
+ * cmd.h - the verbs, which umarmctl.c dispatches (see README.md for where
+ *	   each lives); they call down into the model, inst.h
  */
 
 #ifndef UMARM_CMD_H
 #define UMARM_CMD_H
 
-#include "conf.h"
-#include "paths.h"
-
-/**
- * struct ctx - global options
- * @sc:		scope selected by --user/--system (or the uid)
- * @json:	machine-readable output
- * @no_systemd:	never go through systemctl
- * @argv0:	how we were called, to re-exec ourselves
- */
-struct ctx {
-	struct scope sc;
-	int json;
-	int no_systemd;
-	const char *argv0;
-};
-
-int conf_load(const struct inst *in, struct conf *c);
-int conf_save(const struct inst *in, const struct conf *c);
-int inst_open(struct ctx *x, const char *name, struct inst *in,
-	      struct conf *c);
-int use_systemd(struct ctx *x);
-int systemctl(struct ctx *x, const char *verb, const char *name);
-void json_str(const char *s);
+#include "inst.h"
 
 int cmd_create(struct ctx *x, int argc, char **argv);
 int cmd_rm(struct ctx *x, int argc, char **argv);
@@ -46,6 +24,7 @@ int cmd_run(struct ctx *x, int argc, char **argv);
 int cmd_stop(struct ctx *x, int argc, char **argv);
 int cmd_kill(struct ctx *x, int argc, char **argv);
 int cmd_restart(struct ctx *x, int argc, char **argv);
+int cmd_reboot(struct ctx *x, int argc, char **argv);
 int cmd_pause(struct ctx *x, int argc, char **argv);
 int cmd_resume(struct ctx *x, int argc, char **argv);
 int cmd_mconsole(struct ctx *x, int argc, char **argv);
@@ -63,8 +42,7 @@ int cmd_port_forward(struct ctx *x, int argc, char **argv);
 int cmd_usb(struct ctx *x, int argc, char **argv);
 int cmd_net(struct ctx *x, int argc, char **argv);
 
-int console_attach(const struct inst *in, int quiet_banner);
-int exec_in_guest(const struct inst *in, char **cmd, int ncmd,
-		  int pass_stdin, int timeout_s);
+/* verbs.c */
+int usage_error(const char *verb);
 
 #endif /* UMARM_CMD_H */

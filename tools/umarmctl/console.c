@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* umarmctl - manage User-Mode Linux instances
  *
- * console.c - console attach and console log
+ * console.c - verbs: console, logs, exec, shell (the engines: attach.c,
+ *		exec.c)
  */
 
 #define _GNU_SOURCE
@@ -23,117 +24,30 @@
 #include "text.h"
 #include "util.h"
 
-#define ESCAPE_CHAR	0x1d	/* ^] pressed three times within a second */
-#define ESCAPE_COUNT	3
-#define ESCAPE_WINDOW	1000
-/* after stdin ends (scripted input), keep printing until idle this long */
-#define DRAIN_IDLE_MS	1000
 
 /**
- * console_attach() - connect the terminal to the guest console
- * @in:		instance (running)
- * @quiet_banner: don't print the "connected" line
- *
- * The terminal is put in raw mode; ^] three times within a second
- * detaches (machinectl's convention).  With stdin not a terminal, its
- * contents are sent, then output is shown until a second of silence.
+ * console_verb() - attach to a named instance's console
+ * @x:		global options
+ * @name:	instance name
  *
  * Return: exit code
  */
-int console_attach(const struct inst *in, int quiet_banner)
+static int console_verb(struct ctx *x, const char *name)
 {
-	int fd, tty = isatty(0), esc = 0, in_open = 1, rc = 0;
-	struct termios old, raw;
-	uint64_t esc_t = 0, last = boot_ms();
-	char buf[4096];
+	struct inst in;
+	int rc;
 
-	fd = ctl_connect(in);
-	if (fd < 0) {
-		err("%s: not running (no console at %s/%s)", in->name, in->run,
-		    CONTROL_SOCK);
+	rc = inst_open(x, name, &in, NULL);
+	if (rc == EX_NOINST)
+		err("%s: no such instance", name);
+	if (rc)
+		return rc;
+	if (!inst_running(&in)) {
+		err("%s: not running; 'umarmctl start %s --attach'", in.name,
+		    in.name);
 		return EX_STATE;
 	}
-	if (write_all(fd, "console\n", 8)) {
-		close(fd);
-		return EX_FAIL;
-	}
-	/* The "OK\n" reply arrives first on the stream; skip it */
-	{
-		char ok[3];
-
-		if (recv(fd, ok, 3, MSG_WAITALL) != 3 || memcmp(ok, "OK\n", 3)) {
-			err("%s: the supervisor refused the console", in->name);
-			close(fd);
-			return EX_FAIL;
-		}
-	}
-	if (tty) {
-		if (!quiet_banner)
-			fprintf(stderr,
-				"Connected to %s. Press ^] three times within 1s to disconnect.\r\n",
-				in->name);
-		tcgetattr(0, &old);
-		raw = old;
-		cfmakeraw(&raw);
-		tcsetattr(0, TCSANOW, &raw);
-	}
-	for (;;) {
-		struct pollfd p[2] = { { .fd = fd, .events = POLLIN },
-				       { .fd = 0, .events = POLLIN } };
-		int n = poll(p, in_open ? 2 : 1,
-			     in_open ? -1 : DRAIN_IDLE_MS);
-		ssize_t r;
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n == 0 && !in_open &&
-		    boot_ms() - last >= DRAIN_IDLE_MS)
-			break;
-		if (p[0].revents) {
-			r = read(fd, buf, sizeof(buf));
-			if (r <= 0) {
-				if (tty)
-					fprintf(stderr, "\r\n");
-				info("%s: console closed (instance stopped)",
-				     in->name);
-				break;
-			}
-			write_all(1, buf, r);
-			last = boot_ms();
-		}
-		if (in_open && p[1].revents) {
-			ssize_t i;
-
-			r = read(0, buf, sizeof(buf));
-			if (r <= 0) {
-				in_open = 0;
-				last = boot_ms();
-				continue;
-			}
-			for (i = 0; tty && i < r; i++) {
-				if (buf[i] != ESCAPE_CHAR) {
-					esc = 0;
-					continue;
-				}
-				if (!esc || boot_ms() - esc_t > ESCAPE_WINDOW)
-					esc = 0;
-				esc_t = boot_ms();
-				if (++esc == ESCAPE_COUNT)
-					goto detach;
-			}
-			if (write_all(fd, buf, r))
-				break;
-		}
-	}
-	goto out;
-detach:
-	if (tty)
-		fprintf(stderr, "\r\nDisconnected from %s.\r\n", in->name);
-out:
-	if (tty)
-		tcsetattr(0, TCSANOW, &old);
-	close(fd);
-	return rc;
+	return console_attach(&in, 0);
 }
 
 /**
@@ -146,24 +60,9 @@ out:
  */
 int cmd_console(struct ctx *x, int argc, char **argv)
 {
-	struct inst in;
-	int rc;
-
-	if (argc != 1) {
-		err("usage: umarmctl console NAME");
-		return EX_USAGE;
-	}
-	rc = inst_open(x, argv[0], &in, NULL);
-	if (rc == EX_NOINST)
-		err("%s: no such instance", argv[0]);
-	if (rc)
-		return rc;
-	if (!inst_running(&in)) {
-		err("%s: not running; 'umarmctl start %s --attach'", in.name,
-		    in.name);
-		return EX_STATE;
-	}
-	return console_attach(&in, 0);
+	if (argc != 1)
+		return usage_error("console");
+	return console_verb(x, argv[0]);
 }
 
 /**
@@ -256,19 +155,20 @@ int cmd_logs(struct ctx *x, int argc, char **argv)
 		if (!strcmp(argv[i], "-f") || !strcmp(argv[i], "--follow"))
 			follow = 1;
 		else if ((!strcmp(argv[i], "-n") ||
-			  !strcmp(argv[i], "--lines")) && i + 1 < argc)
-			parse_uint(argv[++i], 1000000000, &lines);
-		else if (argv[i][0] != '-' && !name)
+			  !strcmp(argv[i], "--lines")) && i + 1 < argc) {
+			if (parse_uint(argv[++i], 1000000000, &lines)) {
+				err("-n: '%s' is not a number of lines (0 for all)",
+				    argv[i]);
+				return EX_USAGE;
+			}
+		} else if (argv[i][0] != '-' && !name) {
 			name = argv[i];
-		else {
-			err("usage: umarmctl logs NAME [-n LINES] [-f]");
-			return EX_USAGE;
+		} else {
+			return usage_error("logs");
 		}
 	}
-	if (!name) {
-		err("usage: umarmctl logs NAME [-n LINES] [-f]");
-		return EX_USAGE;
-	}
+	if (!name)
+		return usage_error("logs");
 	rc = inst_open(x, name, &in, NULL);
 	if (rc == EX_NOINST)
 		err("%s: no such instance", name);
@@ -309,4 +209,73 @@ int cmd_logs(struct ctx *x, int argc, char **argv)
 	if (fd >= 0)
 		close(fd);
 	return 0;
+}
+
+/**
+ * exec_verb() - parse "NAME [--timeout SEC] [--] CMD [ARG...]", run it
+ * @x:		global options
+ * @argc:	arguments after the verb
+ * @argv:	arguments
+ * @verb:	"exec" or "shell", for the usage message
+ *
+ * Return: the guest command's exit status; EX_USAGE (2) for a bad command
+ *	   line, as for every verb (nothing ran); EX_EXEC (255) if umarmctl
+ *	   failed to run it
+ */
+static int exec_verb(struct ctx *x, int argc, char **argv, const char *verb)
+{
+	unsigned long timeout = 0;
+	struct inst in;
+	int i = 1, rc;
+
+	while (i < argc && argv[i][0] == '-' && strcmp(argv[i], "--")) {
+		if ((strcmp(argv[i], "--timeout") && strcmp(argv[i], "-t")) ||
+		    i + 1 >= argc || parse_uint(argv[i + 1], 86400, &timeout))
+			return usage_error(verb);
+		i += 2;
+	}
+	if (i < argc && !strcmp(argv[i], "--"))
+		i++;
+	if (argc < 1 || i >= argc)
+		return usage_error(verb);
+	rc = inst_open(x, argv[0], &in, NULL);
+	if (rc) {
+		if (rc == EX_NOINST)
+			err("%s: no such instance", argv[0]);
+		return EX_EXEC;
+	}
+	return exec_in_guest(&in, argv + i, argc - i, !isatty(0), timeout);
+}
+
+/**
+ * cmd_exec() - umarmctl exec NAME [--timeout SEC] [--] CMD [ARG...]
+ * @x:		global options
+ * @argc:	arguments after the verb
+ * @argv:	arguments
+ *
+ * Return: see exec_verb()
+ */
+int cmd_exec(struct ctx *x, int argc, char **argv)
+{
+	return exec_verb(x, argc, argv, "exec");
+}
+
+/**
+ * cmd_shell() - umarmctl shell NAME [-- CMD...]
+ * @x:		global options
+ * @argc:	arguments after the verb
+ * @argv:	arguments
+ *
+ * Without a command, the console (where the guest's shell is); with one,
+ * the same as exec.
+ *
+ * Return: exit code
+ */
+int cmd_shell(struct ctx *x, int argc, char **argv)
+{
+	if (!argc)
+		return usage_error("shell");
+	if (argc == 1)
+		return console_verb(x, argv[0]);
+	return exec_verb(x, argc, argv, "shell");
 }

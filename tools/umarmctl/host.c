@@ -30,7 +30,36 @@
 #include "util.h"
 
 /**
- * host_default_flavour() - the flavour matching the host page size
+ * kernel_dir() - where the packaged kernels are
+ *
+ * Return: $UMARM_KERNEL_DIR (the tests), else KERNEL_DIR
+ */
+static const char *kernel_dir(void)
+{
+	const char *d = getenv("UMARM_KERNEL_DIR");
+
+	return d && *d ? d : KERNEL_DIR;
+}
+
+/**
+ * flavour_installed() - whether a flavour's packaged kernel is there
+ * @fl:		"4k" or "16k"
+ *
+ * Return: 1 if KERNEL_DIR/FLAVOUR/linux can be executed
+ */
+static int flavour_installed(const char *fl)
+{
+	char p[PATH_LEN];
+
+	return !pathf(p, "%s/%s/linux", kernel_dir(), fl) && !access(p, X_OK);
+}
+
+/**
+ * host_default_flavour() - the flavour an instance gets when none is set
+ *
+ * As umarm.conf(5) says: the host's page size; but 16k where only the 16k
+ * kernel is installed, since it runs on 4K-page hosts too (a guest page
+ * may be larger than the host's, not smaller).
  *
  * Return: "4k" or "16k", NULL if no flavour can run here (64K pages)
  */
@@ -39,10 +68,24 @@ const char *host_default_flavour(void)
 	long ps = sysconf(_SC_PAGESIZE);
 
 	if (ps == 4096)
-		return "4k";
+		return !flavour_installed("4k") && flavour_installed("16k") ?
+		       "16k" : "4k";
 	if (ps == 16384)
 		return "16k";
 	return NULL;
+}
+
+/**
+ * conf_flavour() - the flavour an instance boots
+ * @c:		its configuration
+ *
+ * Return: 'flavour =' if set, else host_default_flavour(), "" if none
+ */
+const char *conf_flavour(const struct conf *c)
+{
+	const char *fl = host_default_flavour();
+
+	return *c->flavour ? c->flavour : fl ? fl : "";
 }
 
 /**
@@ -93,7 +136,7 @@ int flavour_check(const char *name, const char *flavour)
  * @buf:	output, PATH_LEN bytes
  *
  * Order: $UMARM_KERNEL, 'kernel =' of the configuration, then the packaged
- * KERNEL_DIR/FLAVOUR/linux.
+ * KERNEL_DIR/FLAVOUR/linux (FLAVOUR as conf_flavour() says).
  *
  * Return: 0 on success, -ENAMETOOLONG
  */
@@ -106,7 +149,7 @@ int kernel_path(const struct conf *c, char *buf)
 		return pathf(buf, "%s", env);
 	if (*c->kernel)
 		return pathf(buf, "%s", c->kernel);
-	return pathf(buf, "%s/%s/linux", KERNEL_DIR, fl ? fl : "16k");
+	return pathf(buf, "%s/%s/linux", kernel_dir(), fl ? fl : "16k");
 }
 
 /**
@@ -127,7 +170,8 @@ int kernel_check(const char *name, const struct conf *c, char *buf)
 		int e = errno;
 
 		err("%s: UML kernel %s: %s; install linux-uml-arm64-%s, or set 'kernel = PATH' in the configuration or UMARM_KERNEL",
-		    name, buf, strerror(e), *c->flavour ? c->flavour : "4k");
+		    name, buf, strerror(e), *conf_flavour(c) ? conf_flavour(c)
+							  : "16k");
 		return -e;
 	}
 	return 0;
@@ -246,8 +290,9 @@ int host_check(int verbose)
 		strcpy(c.flavour, fl);
 	kernel_path(&c, k);
 	rc = access(k, X_OK) ? -errno : 0;
-	REPORT(!rc, "kernel", "%s%s%s", k, rc ? ": " : "",
-	       rc ? strerror(-rc) : "");
+	REPORT(!rc, "kernel", "%s%s%s%s%s", k, rc ? ": " : "",
+	       rc ? strerror(-rc) : "", rc ? "; install linux-uml-arm64-" : "",
+	       rc ? (fl ? fl : "16k") : "");
 
 	rc = ptrace_ok();
 	REPORT(!rc, "ptrace", "%s", rc ? "cannot trace children (container policy or yama ptrace_scope=3?)" : "children can be traced");

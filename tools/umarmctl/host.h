@@ -13,6 +13,7 @@
 #define IMAGE_DIR	"/usr/share/umarm/images"
 
 const char *host_default_flavour(void);
+const char *conf_flavour(const struct conf *c);
 int flavour_page_size(const char *flavour);
 int flavour_check(const char *name, const char *flavour);
 int kernel_path(const struct conf *c, char *buf);

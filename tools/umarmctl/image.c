@@ -24,6 +24,7 @@
 
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <libgen.h>
 #include <limits.h>
 #include <stdio.h>
@@ -245,6 +246,33 @@ static int run_build(const char *script, const char *name, char *out)
 	return 0;
 }
 
+/* The ext2/3/4 superblock: 1024 bytes in, its s_magic at offset 56 */
+#define EXT_MAGIC_OFFSET	(1024 + 56)
+#define EXT_MAGIC		0xef53
+
+/**
+ * image_is_ext() - whether a file holds an ext2/3/4 file system
+ * @path:	the file
+ *
+ * The guest's root= is /dev/ubda, which the images mount as ext4 (ext2
+ * and ext3 mount with the same driver).  A file that is not one would
+ * only fail at boot, after a ready-timeout.
+ *
+ * Return: 1 if it has the superblock magic, 0 if not, negative errno
+ */
+static int image_is_ext(const char *path)
+{
+	unsigned char m[2];
+	int fd = open(path, O_RDONLY | O_CLOEXEC), rc;
+
+	if (fd < 0)
+		return -errno;
+	rc = pread(fd, m, sizeof(m), EXT_MAGIC_OFFSET) == sizeof(m) &&
+	     (m[0] | m[1] << 8) == EXT_MAGIC;
+	close(fd);
+	return rc;
+}
+
 /**
  * image_resolve() - find (or build) the base image for --image
  * @image:	NAME or FILE
@@ -270,6 +298,11 @@ int image_resolve(const char *image, char *out)
 		if (!S_ISREG(st.st_mode) || !realpath(image, real)) {
 			err("image file %s: not a regular file", image);
 			return -ENOENT;
+		}
+		if (image_is_ext(real) != 1) {
+			err("image file %s: not an ext2/3/4 file system image (no superblock at byte 1024); give one made with mkfs.ext4 (e.g. by images/build.sh), or --image debian|minimal|musl",
+			    image);
+			return -EINVAL;
 		}
 		return pathf(out, "%s", real);
 	}

@@ -1,15 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* umarmctl - manage User-Mode Linux instances
  *
- * lifecycle.c - start, run, stop, kill, restart, pause, resume, mconsole,
- *		 enable, disable, autostart
+ * lifecycle.c - verbs: start, run, stop, kill, restart, reboot, pause,
+ *		 resume, mconsole, enable, disable, autostart
  *
  * With systemd running and umarm@.service installed, start, stop, restart
  * and kill go through "systemctl [--user]", so that the unit's state, the
  * journal and dependencies stay right; "umarmctl run NAME" is then the
  * unit's main process.  Without systemd (a phone, a container, or
  * --no-systemd), "start" forks the same supervisor as a daemon and waits
- * for it to report the guest booted, or why not.
+ * for it to report the guest booted, or why not (runctl.c).
  */
 
 #define _GNU_SOURCE
@@ -26,233 +26,55 @@
 #include <sys/wait.h>
 
 #include "cmd.h"
-#include "disk.h"
-#include "host.h"
+#include "ctl.h"
 #include "lock.h"
 #include "log.h"
 #include "mconsole.h"
 #include "state.h"
 #include "supervise.h"
-#include "sysacct.h"
 #include "text.h"
 #include "util.h"
 
-#define SUPERVISOR_LOG	"supervisor.log"
 #define AUTOSTART_FILE	"autostart"
-/* Slack over ready-timeout/stop-timeout before the client gives up */
-#define WAIT_SLACK_MS	15000
 
 /**
- * daemonize_supervisor() - fork the supervisor, detached from us
- * @in:		instance
- * @c:		configuration
- * @ready_w:	write end of the readiness pipe (kept in the daemon)
- * @ready_r:	read end (closed in the daemon)
- * @lock:	the operations lock, which the daemon must not keep
- *
- * Double fork and setsid(), stdin from /dev/null, stdout and stderr to
- * STATEDIR/NAME/supervisor.log, the readiness pipe on descriptor 3 and
- * nothing else of the caller's (close_from()), the root directory as the
- * working directory (the caller's may be unmounted, or deleted).
- *
- * Return: 0 in the parent, negative errno on failure; never returns in
- *	   the daemon
- */
-static int daemonize_supervisor(const struct inst *in, const struct conf *c,
-				int ready_w, int ready_r, int lock)
-{
-	pid_t pid = fork();
-	int st;
-
-	if (pid < 0)
-		return -errno;
-	if (!pid) {
-		char path[PATH_LEN];
-		int fd;
-
-		close(ready_r);
-		close(lock);
-		setsid();
-		pid = fork();
-		if (pid)
-			_exit(pid < 0);
-		fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
-		if (fd >= 0)
-			dup2(fd, 0);
-		/* what the supervisor, UML and passt create (root.cow,
-		 * logs) is the owner's alone
-		 */
-		umask(077);
-		inst_path(in, path, 0, SUPERVISOR_LOG);
-		fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC,
-			  0600);
-		if (fd >= 0) {
-			dup2(fd, 1);
-			dup2(fd, 2);
-		}
-		if (ready_w != 3 && dup3(ready_w, 3, O_CLOEXEC) == 3)
-			ready_w = 3;
-		close_from(ready_w + 1);
-		if (chdir("/"))
-			_exit(EX_FAIL);
-		_exit(supervise(in, c, ready_w));
-	}
-	if (waitpid(pid, &st, 0) < 0 || !WIFEXITED(st) || WEXITSTATUS(st))
-		return -ECHILD;
-	return 0;
-}
-
-/**
- * wait_ready() - read the supervisor's verdict from the readiness pipe
- * @in:		instance
- * @fd:		read end
- * @timeout_ms:	how long to wait
- *
- * Return: 0 if the guest booted, an exit code otherwise (message printed)
- */
-static int wait_ready(const struct inst *in, int fd, int timeout_ms)
-{
-	char buf[600];
-	size_t o = 0;
-	uint64_t deadline = boot_ms() + timeout_ms;
-
-	while (o < sizeof(buf) - 1) {
-		struct pollfd p = { .fd = fd, .events = POLLIN };
-		uint64_t now = boot_ms();
-		ssize_t n;
-
-		if (now >= deadline ||
-		    poll(&p, 1, (int)(deadline - now)) == 0) {
-			err("%s: no answer from the supervisor within %ds; see 'umarmctl logs %s' and %s/%s",
-			    in->name, timeout_ms / 1000, in->name, in->state,
-			    SUPERVISOR_LOG);
-			return EX_TIMEOUT;
-		}
-		n = read(fd, buf + o, sizeof(buf) - 1 - o);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		o += n;
-		buf[o] = 0;
-		if (strchr(buf, '\n'))
-			break;
-	}
-	buf[o] = 0;
-	buf[strcspn(buf, "\n")] = 0;
-	/* the reason can quote the guest's console: no terminal escapes */
-	text_clean(buf, 0);
-	if (!strcmp(buf, "READY"))
-		return 0;
-	if (!strncmp(buf, "FAIL ", 5)) {
-		char *msg;
-		long code = strtol(buf + 5, &msg, 10);
-
-		while (*msg == ' ')
-			msg++;
-		/* The supervisor's messages name the instance already */
-		if (strncmp(msg, in->name, strlen(in->name)))
-			err("%s: %s; see %s/%s", in->name, msg, in->state,
-			    SUPERVISOR_LOG);
-		else
-			err("%s", msg);
-		return code > 0 && code < 256 ? (int)code : EX_FAIL;
-	}
-	err("%s: the supervisor exited without reporting; see %s/%s",
-	    in->name, in->state, SUPERVISOR_LOG);
-	return EX_FAIL;
-}
-
-static int wait_stopped(const struct inst *in, int timeout_ms);
-
-/**
- * start_one() - start one instance
+ * start_verb_one() - open, start and maybe attach to one instance
  * @x:		global options
  * @name:	instance name
  * @attach:	attach to the console once booted
  *
  * Return: exit code
  */
-static int start_one(struct ctx *x, const char *name, int attach)
+static int start_verb_one(struct ctx *x, const char *name, int attach)
 {
-	char k[PATH_LEN];
 	struct inst in;
 	struct conf c;
-	int rc, lock, run, p[2];
+	int rc;
 
 	rc = inst_open(x, name, &in, &c);
-	if (rc)
-		return rc;
-	if (flavour_check(in.name, c.flavour) || kernel_check(in.name, &c, k))
-		return EX_HOST;
-
-	if (use_systemd(x)) {
-		rc = systemctl(x, "start", in.name);
-		if (rc) {
-			err("%s: 'systemctl%s start umarm@%s.service' failed; see 'umarmctl logs %s' and 'journalctl%s -u umarm@%s'",
-			    in.name, x->sc.user ? " --user" : "", in.name,
-			    in.name, x->sc.user ? " --user" : "", in.name);
-			return EX_FAIL;
-		}
-		return attach ? console_attach(&in, 0) : 0;
-	}
-
-	lock = lock_ops(&in);
-	if (lock < 0)
-		return EX_STATE;
-	if (!inst_exists(&in)) {
-		err("%s: removed meanwhile", in.name);
-		lock_release(lock);
-		return EX_NOINST;
-	}
-	/* The run lock, while leftovers are killed: a concurrent 'run'
-	 * (systemd's, which takes no operations lock) cannot start a
-	 * kernel that reap_orphans() would take for one.
-	 */
-	run = lock_take(&in, LOCK_RUN, 1, 0);
-	if (run == -EWOULDBLOCK) {
-		info("%s: already running", in.name);
-		lock_release(lock);
-		return attach ? console_attach(&in, 0) : 0;
-	}
-	if (run < 0) {
-		err("%s: cannot lock %s/%s: %s", in.name, in.state, LOCK_RUN,
-		    strerror(-run));
-		lock_release(lock);
-		return EX_STATE;
-	}
-	inst_tighten(&in);
-	sysacct_warn_root(&in);
-	reap_orphans(&in);
-	rc = disk_check(&in, &c, 1);
-	/* the supervisor takes it again, as under systemd */
-	lock_release(run);
-	if (rc) {
-		lock_release(lock);
-		return EX_STATE;
-	}
-	if (pipe2(p, O_CLOEXEC)) {
-		lock_release(lock);
-		return EX_FAIL;
-	}
-	rc = daemonize_supervisor(&in, &c, p[1], p[0], lock);
-	close(p[1]);
-	if (rc) {
-		err("%s: cannot start the supervisor: %s", in.name,
-		    strerror(-rc));
-		rc = EX_FAIL;
-	} else {
-		rc = wait_ready(&in, p[0],
-				c.ready_timeout * 1000 + WAIT_SLACK_MS);
-	}
-	close(p[0]);
-	/* A failed start leaves nothing running behind it */
-	if (rc && wait_stopped(&in, c.stop_timeout * 1000 + WAIT_SLACK_MS))
-		warn("%s: still shutting down the failed guest", in.name);
-	lock_release(lock);
+	if (!rc)
+		rc = inst_start(x, &in, &c);
 	if (!rc && attach)
-		return console_attach(&in, 0);
+		rc = console_attach(&in, 0);
 	return rc;
+}
+
+/**
+ * stop_verb_one() - open and stop (or kill) one instance
+ * @x:		global options
+ * @name:	instance name
+ * @hard:	kill
+ * @timeout:	seconds, 0 for the configuration's stop-timeout
+ *
+ * Return: exit code
+ */
+static int stop_verb_one(struct ctx *x, const char *name, int hard,
+			 unsigned int timeout)
+{
+	struct inst in;
+	int rc = inst_open(x, name, &in, NULL);
+
+	return rc ? rc : inst_stop(x, &in, hard, timeout);
 }
 
 /**
@@ -276,13 +98,12 @@ int cmd_start(struct ctx *x, int argc, char **argv)
 		if (argv[i][0] == '-')
 			continue;
 		n++;
-		r = start_one(x, argv[i], attach);
+		r = start_verb_one(x, argv[i], attach);
 		if (r && !rc)
 			rc = r;
 	}
 	if (!n) {
-		err("usage: umarmctl start NAME... [--attach]");
-		return EX_USAGE;
+		return usage_error("start");
 	}
 	return rc;
 }
@@ -302,8 +123,7 @@ int cmd_run(struct ctx *x, int argc, char **argv)
 	int rc;
 
 	if (argc != 1) {
-		err("usage: umarmctl run NAME");
-		return EX_USAGE;
+		return usage_error("run");
 	}
 	rc = inst_open(x, argv[0], &in, &c);
 	if (rc)
@@ -315,76 +135,6 @@ int cmd_run(struct ctx *x, int argc, char **argv)
 		return EX_FAIL;
 	}
 	return supervise(&in, &c, -1);
-}
-
-/**
- * wait_stopped() - wait until the supervisor released LOCK_RUN
- * @in:		instance
- * @timeout_ms:	how long
- *
- * Return: 0 once stopped, -ETIMEDOUT
- */
-static int wait_stopped(const struct inst *in, int timeout_ms)
-{
-	int fd = lock_take(in, LOCK_RUN, 0, timeout_ms);
-
-	if (fd < 0)
-		return fd == -ENOENT ? 0 : -ETIMEDOUT;
-	lock_release(fd);
-	return 0;
-}
-
-/**
- * stop_one() - stop (or kill) one instance and wait for it
- * @x:		global options
- * @name:	instance name
- * @hard:	kill instead of a clean shutdown
- * @timeout:	seconds to wait, 0 for the configuration's stop-timeout
- *
- * Return: exit code
- */
-static int stop_one(struct ctx *x, const char *name, int hard,
-		    unsigned int timeout)
-{
-	char reply[600], path[PATH_LEN];
-	struct state last;
-	struct inst in;
-	struct conf c;
-	int rc;
-
-	rc = inst_open(x, name, &in, &c);
-	if (rc == EX_CONFIG) {
-		/* a broken file must not keep a running guest alive */
-		conf_defaults(&c);
-	} else if (rc) {
-		return rc;
-	}
-	if (use_systemd(x) && !hard)
-		return systemctl(x, "stop", in.name) ? EX_FAIL : 0;
-	if (!inst_running(&in)) {
-		info("%s: not running", in.name);
-		return 0;
-	}
-	if (timeout)
-		c.stop_timeout = timeout;
-	rc = ctl_request(&in, hard ? "kill" : "stop", reply, sizeof(reply));
-	if (rc && inst_running(&in)) {
-		err("%s: the supervisor does not answer on %s/%s (%s); 'umarmctl kill %s' or kill its pid",
-		    in.name, in.run, CONTROL_SOCK,
-		    rc == -EIO ? reply : strerror(-rc), in.name);
-		return EX_FAIL;
-	}
-	if (wait_stopped(&in, c.stop_timeout * 1000 + WAIT_SLACK_MS)) {
-		err("%s: still running after %us; try 'umarmctl kill %s'",
-		    in.name, c.stop_timeout + WAIT_SLACK_MS / 1000, in.name);
-		return EX_TIMEOUT;
-	}
-	inst_path(&in, path, 0, LAST_FILE);
-	if (!state_read(path, &last) && !strcmp(last.status, "failed") &&
-	    !hard) {
-		warn("%s: %s", in.name, last.exit);
-	}
-	return 0;
 }
 
 /**
@@ -415,13 +165,12 @@ static int stop_verb(struct ctx *x, int argc, char **argv, int hard)
 		if (argv[i][0] == '-')
 			continue;
 		n++;
-		r = stop_one(x, argv[i], hard, timeout);
+		r = stop_verb_one(x, argv[i], hard, timeout);
 		if (r && !rc)
 			rc = r;
 	}
 	if (!n) {
-		err("usage: umarmctl %s NAME...", hard ? "kill" : "stop");
-		return EX_USAGE;
+		return usage_error(hard ? "kill" : "stop");
 	}
 	return rc;
 }
@@ -465,8 +214,7 @@ int cmd_restart(struct ctx *x, int argc, char **argv)
 	int i, rc = 0;
 
 	if (!argc) {
-		err("usage: umarmctl restart NAME...");
-		return EX_USAGE;
+		return usage_error("restart");
 	}
 	for (i = 0; i < argc; i++) {
 		int r;
@@ -474,10 +222,40 @@ int cmd_restart(struct ctx *x, int argc, char **argv)
 		if (use_systemd(x)) {
 			r = systemctl(x, "restart", argv[i]) ? EX_FAIL : 0;
 		} else {
-			r = stop_one(x, argv[i], 0, 0);
+			r = stop_verb_one(x, argv[i], 0, 0);
 			if (!r)
-				r = start_one(x, argv[i], 0);
+				r = start_verb_one(x, argv[i], 0);
 		}
+		if (r && !rc)
+			rc = r;
+	}
+	return rc;
+}
+
+/**
+ * cmd_reboot() - umarmctl reboot NAME...: reboot the guests, kernel and all
+ * @x:		global options
+ * @argc:	arguments after the verb
+ * @argv:	arguments
+ *
+ * Unlike restart, the supervisor stays: so do its sockets, the guest's
+ * network (passt) and an attached console.  Hot-plugged interfaces and
+ * disks are gone, as from any fresh kernel.
+ *
+ * Return: exit code (the first failure's)
+ */
+int cmd_reboot(struct ctx *x, int argc, char **argv)
+{
+	int i, rc = 0;
+
+	if (!argc)
+		return usage_error("reboot");
+	for (i = 0; i < argc; i++) {
+		struct inst in;
+		int r = inst_open(x, argv[i], &in, NULL);
+
+		if (!r)
+			r = inst_reboot(x, &in);
 		if (r && !rc)
 			rc = r;
 	}
@@ -498,8 +276,7 @@ static int pause_verb(struct ctx *x, int argc, char **argv, const char *req)
 	int i, rc = 0;
 
 	if (!argc) {
-		err("usage: umarmctl %s NAME...", req);
-		return EX_USAGE;
+		return usage_error(req);
 	}
 	for (i = 0; i < argc; i++) {
 		char reply[600];
@@ -563,8 +340,7 @@ int cmd_mconsole(struct ctx *x, int argc, char **argv)
 	int i, rc, e;
 
 	if (argc < 2) {
-		err("usage: umarmctl mconsole NAME COMMAND... (e.g. version, proc meminfo, sysrq s, config ubd1=FILE)");
-		return EX_USAGE;
+		return usage_error("mconsole");
 	}
 	rc = inst_open(x, argv[0], &in, NULL);
 	if (rc)
@@ -619,8 +395,7 @@ static int enable_verb(struct ctx *x, int argc, char **argv, int on)
 	int i, rc = 0;
 
 	if (!argc) {
-		err("usage: umarmctl %s NAME...", on ? "enable" : "disable");
-		return EX_USAGE;
+		return usage_error(on ? "enable" : "disable");
 	}
 	for (i = 0; i < argc; i++) {
 		char path[PATH_LEN];
@@ -690,8 +465,9 @@ int cmd_autostart(struct ctx *x, int argc, char **argv)
 	int rc = 0;
 	DIR *d;
 
-	(void)argc;
 	(void)argv;
+	if (argc)
+		return usage_error("autostart");
 	pathf(dir, "%s/instances", x->sc.confdir);
 	d = opendir(dir);
 	while (d && (de = readdir(d))) {
@@ -710,7 +486,7 @@ int cmd_autostart(struct ctx *x, int argc, char **argv)
 		inst_path(&in, path, 0, AUTOSTART_FILE);
 		if (access(path, F_OK))
 			continue;
-		r = start_one(x, name, 0);
+		r = start_verb_one(x, name, 0);
 		if (r && !rc)
 			rc = r;
 	}

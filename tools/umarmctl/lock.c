@@ -111,6 +111,30 @@ int lock_take(const struct inst *in, const char *file, int excl,
 }
 
 /**
+ * lock_ops_error() - say why the operations lock could not be taken
+ * @in:		instance
+ * @fd:		what lock_take() returned
+ *
+ * A configuration without its state directory is named as such: list
+ * shows that instance, so it is not "nonexistent".
+ */
+void lock_ops_error(const struct inst *in, int fd)
+{
+	if (fd == -ENOENT && inst_exists(in))
+		err("%s: its state directory %s is missing (its disks with it); recreate it with 'mkdir -m 0700 %s', or remove the instance with 'umarmctl rm %s'",
+		    in->name, in->state, in->state, in->name);
+	else if (fd == -ENOENT)
+		err("%s: instance does not exist (no %s); see 'umarmctl list'",
+		    in->name, in->state);
+	else if (fd == -EWOULDBLOCK)
+		err("%s: another umarmctl command holds %s/%s for more than 60s; retry later",
+		    in->name, in->state, LOCK_OPS);
+	else if (fd < 0)
+		err("%s: cannot lock %s/%s: %s", in->name, in->state, LOCK_OPS,
+		    strerror(-fd));
+}
+
+/**
  * lock_ops() - take the operations lock, waiting for other commands
  * @in:		instance
  *
@@ -123,15 +147,7 @@ int lock_ops(const struct inst *in)
 {
 	int fd = lock_take(in, LOCK_OPS, 1, 60000);
 
-	if (fd == -ENOENT)
-		err("%s: instance does not exist (no %s); see 'umarmctl list'",
-		    in->name, in->state);
-	else if (fd == -EWOULDBLOCK)
-		err("%s: another umarmctl command holds %s/%s for more than 60s; retry later",
-		    in->name, in->state, LOCK_OPS);
-	else if (fd < 0)
-		err("%s: cannot lock %s/%s: %s", in->name, in->state, LOCK_OPS,
-		    strerror(-fd));
+	lock_ops_error(in, fd);
 	return fd;
 }
 

@@ -15,6 +15,7 @@
 int lock_take(const struct inst *in, const char *file, int excl,
 	      int timeout_ms);
 int lock_ops(const struct inst *in);
+void lock_ops_error(const struct inst *in, int fd);
 int inst_running(const struct inst *in);
 void lock_release(int fd);
 

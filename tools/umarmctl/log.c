@@ -15,6 +15,7 @@
 #include <errno.h>
 
 #include "log.h"
+#include "text.h"
 
 int log_quiet;
 int log_verbose;
@@ -39,7 +40,7 @@ void log_set_prefix(const char *prefix)
 static void vlog(const char *level, const char *fmt, va_list ap)
 {
 	int saved = errno;
-	char buf[2048];
+	char buf[2048], safe[4 * sizeof(buf)];
 	size_t n;
 
 	n = snprintf(buf, sizeof(buf), "%s: %s%s", log_prefix,
@@ -51,7 +52,8 @@ static void vlog(const char *level, const char *fmt, va_list ap)
 		buf[n++] = '\n';
 		buf[n] = 0;
 	}
-	fputs(buf, stderr);
+	/* names and values the user or a file gave: no terminal escapes */
+	fputs(text_escape(buf, safe, sizeof(safe)), stderr);
 	fflush(stderr);
 	errno = saved;
 }

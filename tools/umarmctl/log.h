@@ -13,6 +13,7 @@ enum umarm_exit {
 	EX_FAIL		= 1,	/* generic failure */
 	EX_USAGE	= 2,	/* bad command line */
 	EX_NOINST	= 3,	/* no such instance */
+	EX_STOPPED	= 3,	/* status: not running (as systemctl status) */
 	EX_CONFIG	= 4,	/* invalid configuration file */
 	EX_STATE	= 5,	/* wrong state: running, not running, busy */
 	EX_HOST		= 6,	/* host cannot run it: kernel, page size... */

@@ -46,6 +46,7 @@
 #include "nif.h"
 #include "state.h"
 #include "supervise.h"
+#include "text.h"
 #include "util.h"
 
 /* how long mconsole "remove" may take before net rm reports it */

@@ -8,17 +8,14 @@
 #define UMARM_SUPERVISE_H
 
 #include "conf.h"
+#include "ctl.h"
 #include "paths.h"
 
-#define CONTROL_SOCK	"control"	/* in the runtime directory */
 #define NOTIFY_SOCK	"notify"
 #define CONSOLE_LOG	"console.log"	/* in the state directory */
 #define EXCHANGE_DIR	"exchange"	/* hostfs-shared, /host in the guest */
 
 int supervise(const struct inst *in, const struct conf *c, int ready_fd);
 int reap_orphans(const struct inst *in);
-int ctl_connect(const struct inst *in);
-int ctl_request(const struct inst *in, const char *req, char *reply,
-		size_t len);
 
 #endif /* UMARM_SUPERVISE_H */

@@ -92,6 +92,42 @@ void text_clean(char *s, int flags)
 }
 
 /**
+ * text_escape() - a copy of @s fit for a terminal, its odd bytes visible
+ * @s:		NUL-terminated string, any bytes
+ * @out:	the copy: printable characters (and newlines and tabs) as
+ *		they are, every other byte as \xNN
+ * @len:	size of @out; the copy is cut short to fit
+ *
+ * For what a user or a file gave (an instance's name, a value from its
+ * configuration): unlike text_clean(), which replaces, the user sees
+ * which bytes are in there, to fix them.
+ *
+ * Return: @out
+ */
+char *text_escape(const char *s, char *out, size_t len)
+{
+	size_t o = 0;
+
+	while (*s && o + 5 < len) {
+		size_t n = utf8_seq_len(s);
+
+		if (n || *s == '\n' || *s == '\t') {
+			n = n ? n : 1;
+			if (o + n >= len)
+				break;
+			memcpy(out + o, s, n);
+			o += n;
+			s += n;
+			continue;
+		}
+		o += snprintf(out + o, len - o, "\\x%02x", (unsigned char)*s++);
+	}
+	if (len)
+		out[o] = 0;
+	return out;
+}
+
+/**
  * json_put() - print a JSON string literal, valid whatever @s holds
  * @f:		output
  * @s:		NUL-terminated string, any bytes
@@ -187,4 +223,13 @@ size_t term_filter(const char *in, size_t n, char *out)
 		i += k;
 	}
 	return o;
+}
+
+/**
+ * json_str() - print a JSON string literal on stdout
+ * @s:		string, any bytes (see json_put())
+ */
+void json_str(const char *s)
+{
+	json_put(stdout, s);
 }

@@ -16,7 +16,9 @@
 size_t utf8_seq_len(const char *s);
 size_t utf8_len_n(const char *s, size_t avail);
 void text_clean(char *s, int flags);
+char *text_escape(const char *s, char *out, size_t len);
 void json_put(FILE *f, const char *s);
+void json_str(const char *s);
 size_t term_filter(const char *in, size_t n, char *out);
 
 #endif /* UMARM_TEXT_H */

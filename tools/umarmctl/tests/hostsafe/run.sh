@@ -31,11 +31,18 @@ fail() { fails=$((fails + 1)); echo "FAIL $1: $2"; }
 skip() { echo "SKIP $1: $2"; }
 u() { "$UMARMCTL" --no-systemd "$@"; }
 
+# mkbase FILE - a 1 MiB file that passes for an ext4 image: zeros with the
+# ext2/3/4 superblock magic (0xEF53, little-endian, at byte 1080)
+mkbase() {
+	truncate -s 1M "$1"
+	printf '\123\357' | dd of="$1" bs=1 seek=1080 conv=notrunc status=none
+}
+
 # mkinst NAME [CREATE-OPTION...] - a stopped instance on a 1 MiB image
 mkinst() {
 	_n=$1
 	shift
-	[ -f "$T/base.img" ] || truncate -s 1M "$T/base.img"
+	[ -f "$T/base.img" ] || mkbase "$T/base.img"
 	u create "$_n" --image "$T/base.img" "$@" >"$T/out" 2>&1 ||
 		{ cat "$T/out"; return 1; }
 }
@@ -75,6 +82,7 @@ fake_build() {
 	here=$(cd "$(dirname "$0")" && pwd)
 	printf '%s\n' "$@" >"$here/../ran"
 	truncate -s 1M "$here/built.img"
+	printf '\123\357' | dd of="$here/built.img" bs=1 seek=1080 conv=notrunc status=none
 	echo "$here/built.img"
 	SH
 	chmod 755 "$1/images" "$1/images/build.sh"
@@ -118,7 +126,7 @@ case_image_recipe_lookup() {
 # case_resize_quote - a state directory with a quote reaches no shell
 case_resize_quote() {
 	[ -x /sbin/resize2fs ] || { skip resize-quote "no /sbin/resize2fs"; return; }
-	[ -f "$T/base.img" ] || truncate -s 1M "$T/base.img"
+	[ -f "$T/base.img" ] || mkbase "$T/base.img"
 	# '$S/q/root.img' in a shell runs 'touch pwned' in the cwd, $T
 	S="$T/lib/x';touch pwned;: '"
 	(cd "$T" && UMARM_STATE_DIR="$S" "$UMARMCTL" --no-systemd \
@@ -357,9 +365,152 @@ case_disk_symlinks() {
 	u rm sl sl2 >/dev/null 2>&1
 }
 
+# want NAME WANT_RC FILE PATTERN CMD... - CMD exits WANT_RC and its output
+# (stdout and stderr, in FILE) matches the extended regular expression
+want() {
+	_n=$1 _w=$2 _f=$3 _p=$4
+	shift 4
+	"$@" >"$_f" 2>&1
+	_rc=$?
+	if [ "$_rc" != "$_w" ]; then
+		fail "$_n" "exit $_rc, wanted $_w: $(head -c 300 "$_f")"
+	elif ! grep -Eq -- "$_p" "$_f"; then
+		fail "$_n" "no '$_p' in: $(head -c 300 "$_f")"
+	else
+		pass "$_n"
+	fi
+}
+
+# case_verb_help - VERB --help is that verb's usage; usage errors exit 2
+case_verb_help() {
+	want help.start 0 "$T/out" '^Usage: +umarmctl start NAME\.\.\. \[--attach\]' u start --help
+	want help.alias 0 "$T/out" '^Usage: +umarmctl stop NAME' u poweroff -h
+	want help.disk 0 "$T/out" 'disk list NAME' u disk --help
+	want help.global 0 "$T/out" 'umarmctl reboot NAME' u --help
+	want help.shell 2 "$T/out" 'usage: +umarmctl shell NAME' u shell
+	want help.exec 2 "$T/out" 'usage: +umarmctl exec NAME' u exec
+	want help.exec_nocmd 2 "$T/out" 'usage: +umarmctl exec NAME' u exec x
+}
+
+# case_output_modes - -o json / --output json anywhere; -o table is a table
+case_output_modes() {
+	mkinst om || { fail output-modes "create failed"; return; }
+	want output.o_before 0 "$T/out" '^\[\{"name":"om"' u -o json list
+	want output.long_two_words 0 "$T/out" '^\[\{"name":"om"' u list --output json
+	want output.long_eq 0 "$T/out" '^\[\{"name":"om"' u list --output=json
+	want output.table 0 "$T/out" '^NAME +STATE' u list -o table
+	want output.bad 2 "$T/out" "'yaml' is not an output mode" u list -o yaml
+	# a broken configuration: its numbers are unknown, not 0
+	echo 'memory = lots' >>"$T/etc/instances/om.conf"
+	want output.broken_null 0 "$T/out" '"memory":null,"cpus":null' u list -o json
+	u rm om >/dev/null 2>&1
+}
+
+# case_status_stopped - status of a stopped instance exits 3
+case_status_stopped() {
+	mkinst ss || { fail status-stopped "create failed"; return; }
+	want status.stopped 3 "$T/out" 'ss \(system instance\) - stopped|ss \(per-user instance\) - stopped' u status ss
+	want status.stopped_json 3 "$T/out" '"state":"stopped"' u status ss -o json
+	u rm ss >/dev/null 2>&1
+}
+
+# case_bad_values - bad values are refused once, naming the fix
+case_bad_values() {
+	mkinst bv || { fail bad-values "create failed"; return; }
+	want bad.mem 2 "$T/out" "^umarmctl: error: --memory: '1X' is not a size" u create bw --image "$T/base.img" --mem 1X
+	[ "$(grep -c "is not a size" "$T/out")" = 1 ] && pass bad.mem_once ||
+		fail bad.mem_once "said $(grep -c "is not a size" "$T/out") times: $(cat "$T/out")"
+	want bad.logs_n 2 "$T/out" "-n: 'abc' is not a number of lines" u logs bv -n abc
+	want bad.autostart 2 "$T/out" "usage: +umarmctl autostart" u autostart bogus
+	printf 'tiny file' >"$T/tiny.img"
+	want bad.base_image 1 "$T/out" "tiny.img.*not an ext2/3/4 file system image" u create bt --image "$T/tiny.img"
+	[ ! -e "$T/etc/instances/bt.conf" ] && pass bad.base_image_no_instance ||
+		fail bad.base_image_no_instance "bt was created on a 9-byte base image"
+	u rm bv >/dev/null 2>&1
+}
+
+# case_term_escapes - bytes from a configuration or a name reach no terminal
+case_term_escapes() {
+	mkinst te || { fail term-escapes "create failed"; return; }
+	esc=$(printf '\033]0;pwned\007')
+	sed -i "s|^image = .*|image = x${esc}y|" "$T/etc/instances/te.conf"
+	{
+		u status te
+		u list
+		u start "n${esc}"
+		script -qec "$UMARMCTL --no-systemd config te" /dev/null
+	} >"$T/out" 2>&1
+	if grep -q "$(printf '\033')" "$T/out"; then
+		fail term-escapes "an escape reached the output: $(od -c "$T/out" | grep -m 3 033)"
+	elif ! grep -q 'x\\x1b\]0;pwned\\x07y' "$T/out"; then
+		fail term-escapes "the bytes are not shown escaped: $(head -c 400 "$T/out")"
+	else
+		pass term-escapes
+	fi
+	u rm te >/dev/null 2>&1
+}
+
+# case_missing_state - a configuration without its state directory is named
+# and repaired, not called nonexistent
+case_missing_state() {
+	mkinst ms || { fail missing-state "create failed"; return; }
+	rm -rf "$T/lib/umarm/ms"
+	want missing_state.named 0 "$T/out" "ms: its state directory .* was missing" u disk add ms 1M
+	[ -d "$T/lib/umarm/ms" ] && [ "$(mode "$T/lib/umarm/ms")" = 700 ] &&
+		pass missing_state.repaired ||
+		fail missing_state.repaired "no $T/lib/umarm/ms (mode 700)"
+	u rm ms >/dev/null 2>&1
+}
+
+# case_already_starting - a second start of a booting guest says so at once
+case_already_starting() {
+	mkinst as || { fail already-starting "create failed"; return; }
+	FAKE_BOOT_DELAY=6 UMARM_KERNEL=$here/fake-kernel.sh u start as \
+		>"$T/out.first" 2>&1 &
+	spid=$!
+	i=0
+	until grep -qs '^status=booting' "$T/run/as/state" || [ $i -ge 50 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	s=$(date +%s)
+	UMARM_KERNEL=$here/fake-kernel.sh u start as >"$T/out" 2>&1
+	rc=$?
+	e=$(date +%s)
+	wait "$spid"
+	u kill as >/dev/null 2>&1
+	if [ "$rc" != 0 ] || ! grep -q "already starting" "$T/out"; then
+		fail already-starting "exit $rc: $(cat "$T/out")"
+	elif [ $((e - s)) -gt 2 ]; then
+		fail already-starting "took $((e - s)) s: it waited for the first start"
+	else
+		pass already-starting
+	fi
+	u rm as >/dev/null 2>&1
+}
+
+# case_default_flavour - create and start use the documented default
+# flavour: 16k where only the 16k kernel is installed (UMARM_KERNEL_DIR)
+case_default_flavour() {
+	[ "$(getconf PAGESIZE)" = 4096 ] ||
+		{ skip default-flavour "host pages are not 4k"; return; }
+	mkdir -p "$T/kdir/16k"
+	cp "$here/fake-kernel.sh" "$T/kdir/16k/linux"
+	want flavour.create 0 "$T/out" 'flavour 16k' \
+		env UMARM_KERNEL_DIR="$T/kdir" "$UMARMCTL" --no-systemd create df --image "$T/base.img"
+	sed -i '/^flavour/d' "$T/etc/instances/df.conf"
+	want flavour.start 0 "$T/out" '' \
+		env UMARM_KERNEL_DIR="$T/kdir" "$UMARMCTL" --no-systemd start df
+	u kill df >/dev/null 2>&1
+	want flavour.check 6 "$T/out" 'kernel .*install linux-uml-arm64-4k' \
+		env UMARM_KERNEL_DIR="$T/kdir/none" "$UMARMCTL" --no-systemd check
+	u rm df >/dev/null 2>&1
+}
+
 all="disk_rm_outside image_recipe_lookup resize_quote usb_busid modes
 daemon_fds status_other_user clone_race reap_race rename_race
-logs_escapes disk_symlinks"
+logs_escapes disk_symlinks verb_help output_modes status_stopped bad_values
+term_escapes missing_state already_starting default_flavour"
 # shellcheck disable=SC2048,SC2086
 for c in ${*:-$all}; do
 	"case_$(echo "$c" | tr - _)"

@@ -1,0 +1,193 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* umarmctl - manage User-Mode Linux instances
+ *
+ * control.c - the supervisor's side of the control socket
+ */
+
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+
+#include "sup.h"
+#include "log.h"
+#include "nif.h"
+#include "util.h"
+
+/**
+ * listen_unix() - create a listening stream socket
+ * @path:	where to bind it
+ *
+ * Return: socket, negative errno on failure
+ */
+int listen_unix(const char *path)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	int fd;
+
+	if (strlen(path) >= sizeof(sa.sun_path))
+		return -ENAMETOOLONG;
+	strcpy(sa.sun_path, path);
+	unlink(path);
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (fd < 0)
+		return -errno;
+	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) || listen(fd, 8)) {
+		int rc = -errno;
+
+		close(fd);
+		return rc;
+	}
+	return fd;
+}
+
+/**
+ * client_line() - execute one control command
+ * @s:		supervisor
+ * @c:		client
+ * @line:	command, NUL-terminated, without newline
+ */
+static void client_line(struct sup *s, struct client *c, const char *line)
+{
+	const char *ok = "OK\n";
+	char reply[600];
+
+	if (!strcmp(line, "console")) {
+		c->console = 1;
+	} else if (!strcmp(line, "stop")) {
+		stop_start(s, 0);
+	} else if (!strcmp(line, "kill")) {
+		stop_start(s, 1);
+	} else if (!strcmp(line, "reboot")) {
+		if (reboot_start(s)) {
+			snprintf(reply, sizeof(reply),
+				 "ERR the guest is %s: wait, or 'umarmctl restart %s'\n",
+				 s->st.status, s->in->name);
+			ok = reply;
+		}
+	} else if (!strcmp(line, "pause") || !strcmp(line, "resume")) {
+		int p = line[0] == 'p';
+		int rc = mc(s, p ? "stop" : "go", NULL, 0);
+
+		if (rc) {
+			snprintf(reply, sizeof(reply), "ERR mconsole: %s\n",
+				 strerror(-rc));
+			ok = reply;
+		} else {
+			s->paused = p;
+			publish(s, p ? "paused" : (s->ready ? "running"
+							    : "booting"));
+		}
+	} else if (!strncmp(line, "type ", 5)) {
+		char buf[sizeof(c->buf) + 2];
+		size_t n = strlen(line + 5);
+
+		if (s->paused) {
+			ok = "ERR instance is paused\n";
+		} else {
+			/* ^U first: drop whatever half line sits there */
+			buf[0] = 0x15;
+			memcpy(buf + 1, line + 5, n);
+			buf[n + 1] = '\n';
+			write_all(s->exec_fd >= 0 ? s->exec_fd : s->cons_fd,
+				  buf, n + 2);
+		}
+	} else if (!strcmp(line, "net-add") || !strncmp(line, "net-add ", 8)) {
+		hotplug_add(s, line + 7, reply, sizeof(reply));
+		ok = reply;
+	} else if (!strncmp(line, "net-rm ", 7)) {
+		unsigned int id;
+
+		if (nif_id_parse(line + 7, &id) || !id || !s->hp[id].used) {
+			snprintf(reply, sizeof(reply),
+				 "ERR no hot-plugged interface '%s'\n",
+				 line + 7);
+			ok = reply;
+		} else {
+			hotplug_stop(s, id);
+			publish_nif(s);
+		}
+	} else if (!strcmp(line, "ping")) {
+		ok = "OK\n";
+	} else {
+		ok = "ERR unknown request\n";
+	}
+	send(c->fd, ok, strlen(ok), MSG_NOSIGNAL);
+}
+
+/**
+ * client_in() - handle data from a control client
+ * @s:		supervisor
+ * @c:		client
+ */
+void client_in(struct sup *s, struct client *c)
+{
+	ssize_t n;
+	char *nl;
+
+	if (c->console) {
+		char buf[4096];
+
+		n = recv(c->fd, buf, sizeof(buf), MSG_DONTWAIT);
+		if (n > 0 && !s->paused)
+			write_all(s->cons_fd, buf, n);
+		if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR)) {
+			close(c->fd);
+			c->fd = -1;
+		}
+		return;
+	}
+	n = recv(c->fd, c->buf + c->len, sizeof(c->buf) - 1 - c->len,
+		 MSG_DONTWAIT);
+	if (n <= 0) {
+		if (n == 0 || (errno != EAGAIN && errno != EINTR)) {
+			close(c->fd);
+			c->fd = -1;
+		}
+		return;
+	}
+	c->len += n;
+	c->buf[c->len] = 0;
+	while (!c->console && (nl = strchr(c->buf, '\n'))) {
+		size_t used = nl - c->buf + 1;
+
+		*nl = 0;
+		client_line(s, c, c->buf);
+		memmove(c->buf, c->buf + used, c->len - used + 1);
+		c->len -= used;
+	}
+	if (c->console && c->len) {
+		write_all(s->cons_fd, c->buf, c->len);
+		c->len = 0;
+	}
+	if (c->len == sizeof(c->buf) - 1) {
+		close(c->fd);
+		c->fd = -1;
+	}
+}
+
+/**
+ * accept_client() - accept a control connection
+ * @s:		supervisor
+ */
+void accept_client(struct sup *s)
+{
+	int fd = accept4(s->listen_fd, NULL, NULL,
+			 SOCK_CLOEXEC | SOCK_NONBLOCK);
+	int i;
+
+	if (fd < 0)
+		return;
+	for (i = 0; i < MAX_CLIENTS; i++) {
+		if (s->cl[i].fd < 0) {
+			memset(&s->cl[i], 0, sizeof(s->cl[i]));
+			s->cl[i].fd = fd;
+			return;
+		}
+	}
+	send(fd, "ERR too many clients\n", 21, MSG_NOSIGNAL);
+	close(fd);
+}

@@ -1,0 +1,242 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* umarmctl - manage User-Mode Linux instances
+ *
+ * create.c - verb: create
+ */
+
+#define _GNU_SOURCE
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+
+#include "cmd.h"
+#include "host.h"
+#include "image.h"
+#include "lock.h"
+#include "log.h"
+#include "util.h"
+
+#define ROOT_COW	"root.cow"
+#define ROOT_IMG	"root.img"
+
+/**
+ * root_from_base() - make a private root image from a base image
+ * @in:		instance
+ * @base:	base image
+ * @size:	size of the private image (>= base size)
+ *
+ * Sparse copy, then grow the file and the ext4 filesystem in it
+ * (resize2fs from e2fsprogs, if installed; otherwise the guest sees the
+ * old filesystem size until resized inside).
+ *
+ * Return: 0 on success, negative errno (message printed)
+ */
+static int root_from_base(const struct inst *in, const char *base,
+			  uint64_t size)
+{
+	char path[PATH_LEN];
+	struct stat st;
+	int rc;
+
+	inst_path(in, path, 0, ROOT_IMG);
+	unlink(path);
+	if (stat(base, &st))
+		return -errno;
+	if ((uint64_t)st.st_size > size) {
+		char b[32];
+
+		format_size(st.st_size, b, sizeof(b));
+		err("%s: --disk is smaller than the base image (%s bytes)",
+		    in->name, b);
+		return -EINVAL;
+	}
+	info("%s: copying %s into a private %llu MiB root disk...",
+	     in->name, base, (unsigned long long)(size >> 20));
+	rc = copy_file_sparse(base, path, 0600, 0);
+	if (!rc && truncate(path, size))
+		rc = -errno;
+	if (rc) {
+		err("%s: cannot create %s: %s", in->name, path, strerror(-rc));
+		unlink(path);
+		return rc;
+	}
+	if ((uint64_t)st.st_size < size && !access("/sbin/resize2fs", X_OK)) {
+		char *fsck[] = { "/sbin/e2fsck", "-fp", path, NULL };
+		char *grow[] = { "/sbin/resize2fs", path, NULL };
+
+		/* e2fsck's "fixed something" (1) is no reason to stop */
+		run_argv(fsck);
+		if (run_argv(grow))
+			warn("%s: resize2fs could not grow the filesystem in %s; the extra space stays unused",
+			     in->name, path);
+	}
+	return 0;
+}
+
+/**
+ * image_defaults() - settings that depend on what the image runs
+ * @c:		configuration being created
+ * @base:	base image path
+ *
+ * The minimal and musl images (images/minimal/init.c) run umarm.run=PATH
+ * and power off: give them a shell on the console, which is also what
+ * exec types into, and their root file system read-write ("rw": their
+ * init remounts nothing, and the disk is the instance's own overlay).
+ * The debian image runs systemd, whose console has a login prompt: exec
+ * uses systemd's debug shell on tty9 instead.
+ */
+static void image_defaults(struct conf *c, const char *base)
+{
+	const char *b = strrchr(base, '/') ? strrchr(base, '/') + 1 : base;
+
+	if ((!strncmp(b, "minimal", 7) || !strncmp(b, "musl", 4)) &&
+	    !*c->cmdline)
+		snprintf(c->cmdline, sizeof(c->cmdline), "rw umarm.run=/bin/sh");
+	if (!strncmp(b, "debian", 6))
+		c->exec = EXEC_DEBUG_SHELL;
+}
+
+/**
+ * cmd_create() - umarmctl create NAME [options]
+ * @x:		global options
+ * @argc:	arguments after the verb
+ * @argv:	arguments
+ *
+ * The configuration file is written last: it is the commit point, so an
+ * interrupted create leaves no half instance behind (just a state
+ * directory that the next create of that name reuses).
+ *
+ * Return: exit code
+ */
+int cmd_create(struct ctx *x, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "image", required_argument, NULL, 'i' },
+		{ "flavour", required_argument, NULL, 'f' },
+		{ "flavor", required_argument, NULL, 'f' },
+		{ "mem", required_argument, NULL, 'm' },
+		{ "memory", required_argument, NULL, 'm' },
+		{ "cpus", required_argument, NULL, 'c' },
+		{ "disk", required_argument, NULL, 'd' },
+		{ "network", required_argument, NULL, 'n' },
+		{ "port", required_argument, NULL, 'p' },
+		{ "kernel", required_argument, NULL, 'k' },
+		{ "cmdline", required_argument, NULL, 'C' },
+		{ "ready", required_argument, NULL, 'r' },
+		{ 0 },
+	};
+	const char *image = "minimal", *disk = NULL, *fl = NULL;
+	char base[PATH_LEN], buf[PATH_LEN + 64];
+	struct conf_error e;
+	struct inst in;
+	struct conf c;
+	uint64_t dsize = 0;
+	int o, lock, rc;
+
+	conf_defaults(&c);
+	/* getopt wants a program name first: that is the verb's slot */
+	argc++;
+	argv--;
+	optind = 0;
+	while ((o = getopt_long(argc, argv, "i:f:m:c:d:n:p:k:C:r:", opts,
+				NULL)) != -1) {
+		const char *key;
+
+		switch (o) {
+		case 'i': image = optarg; continue;
+		case 'd': disk = optarg; continue;
+		case 'f': key = "flavour"; fl = optarg; break;
+		case 'm': key = "memory"; break;
+		case 'c': key = "cpus"; break;
+		case 'n': key = "network"; break;
+		case 'p': key = "port"; break;
+		case 'k': key = "kernel"; break;
+		case 'C': key = "cmdline"; break;
+		case 'r': key = "ready"; break;
+		default:
+			return EX_USAGE;
+		}
+		/* Reuse the parser: same validation and messages as files */
+		snprintf(buf, sizeof(buf), "%s = %s\ndisk0 = x\n", key, optarg);
+		if (conf_parse(&c, buf, strlen(buf), &e)) {
+			size_t kl = strlen(key);
+			const char *m = e.msg;
+
+			/* the parser's "memory: ..." would say the key twice */
+			if (!strncmp(m, key, kl) && !strncmp(m + kl, ": ", 2))
+				m += kl + 2;
+			err("--%s: %s", key, m);
+			return EX_USAGE;
+		}
+		c.disk[0].set = 0;
+	}
+	if (optind != argc - 1) {
+		return usage_error("create");
+	}
+	if (inst_init(&in, &x->sc, argv[optind]))
+		return EX_USAGE;
+	if (disk && (parse_size(disk, &dsize) || dsize < (16ULL << 20))) {
+		err("--disk: '%s' is not a size of at least 16M", disk);
+		return EX_USAGE;
+	}
+	if (!fl) {
+		fl = host_default_flavour();
+		if (!fl) {
+			err("%s: host page size %ld has no matching flavour (4k, 16k)",
+			    in.name, sysconf(_SC_PAGESIZE));
+			return EX_HOST;
+		}
+		snprintf(c.flavour, sizeof(c.flavour), "%s", fl);
+	}
+	if (flavour_check(in.name, c.flavour))
+		return EX_HOST;
+
+	rc = inst_mkdir_state(&in);
+	if (rc) {
+		err("%s: cannot create %s: %s", in.name, in.state,
+		    strerror(-rc));
+		return EX_FAIL;
+	}
+	lock = lock_ops(&in);
+	if (lock < 0)
+		return EX_STATE;
+	if (inst_exists(&in)) {
+		err("%s: instance already exists (%s); 'umarmctl rm %s' first or pick another name",
+		    in.name, in.conf, in.name);
+		rc = EX_STATE;
+		goto out;
+	}
+	if (image_resolve(image, base)) {
+		rc = EX_FAIL;
+		goto out;
+	}
+	snprintf(c.image, sizeof(c.image), "%s", image);
+	image_defaults(&c, base);
+	if (dsize) {
+		if (root_from_base(&in, base, dsize)) {
+			rc = EX_FAIL;
+			goto out;
+		}
+		conf_disk_parse(ROOT_IMG, &c.disk[0]);
+	} else {
+		/* UML creates the overlay at first boot */
+		inst_path(&in, buf, 0, ROOT_COW);
+		unlink(buf);
+		snprintf(buf, sizeof(buf), "%s,%s", ROOT_COW, base);
+		if (conf_disk_parse(buf, &c.disk[0])) {
+			err("%s: base image path contains ','", in.name);
+			rc = EX_FAIL;
+			goto out;
+		}
+	}
+	rc = conf_save(&in, &c);
+	if (!rc)
+		info("%s: created (%s, flavour %s, base %s)", in.name,
+		     x->sc.user ? "per-user" : "system", c.flavour, base);
+out:
+	lock_release(lock);
+	return rc;
+}

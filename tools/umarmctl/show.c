@@ -1,0 +1,446 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* umarmctl - manage User-Mode Linux instances
+ *
+ * show.c - verbs: list, status, config, check
+ */
+
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cmd.h"
+#include "disk.h"
+#include "host.h"
+#include "lock.h"
+#include "log.h"
+#include "state.h"
+#include "text.h"
+#include "util.h"
+
+/**
+ * struct row - what list and status show about one instance
+ */
+struct row {
+	char name[NAME_MAX_LEN + 1];
+	int running;
+	struct state st;
+	struct state last;
+	struct conf c;
+	int conf_ok;
+	int unknown;
+};
+
+/**
+ * tty() - a value from a configuration, fit to print (text_escape())
+ * @s:		the value
+ *
+ * Four buffers, used in turn: up to four values in one printf().
+ *
+ * Return: the escaped copy
+ */
+static const char *tty(const char *s)
+{
+	static char buf[4][4 * PATH_LEN];
+	static unsigned int next;
+
+	return text_escape(s, buf[next++ % 4], sizeof(buf[0]));
+}
+
+/**
+ * row_load() - gather the facts about an instance
+ * @in:		instance
+ * @r:		row to fill
+ *
+ * Another user's instance may be unreadable (mode 0700): its state is
+ * "unknown" (@r->unknown holds the errno), never a guess of "stopped".
+ */
+static void row_load(const struct inst *in, struct row *r)
+{
+	char path[PATH_LEN];
+	int run;
+
+	memset(r, 0, sizeof(*r));
+	snprintf(r->name, sizeof(r->name), "%s", in->name);
+	log_mute = 1;
+	r->conf_ok = !conf_load(in, &r->c);
+	log_mute = 0;
+	run = inst_running(in);
+	if (run < 0) {
+		r->unknown = -run;
+		snprintf(r->st.status, sizeof(r->st.status), "unknown");
+		return;
+	}
+	r->running = run;
+	inst_path(in, path, 1, STATE_FILE);
+	if (r->running)
+		state_read(path, &r->st);
+	inst_path(in, path, 0, LAST_FILE);
+	state_read(path, &r->last);
+	if (!r->running) {
+		struct state dead;
+
+		/* a runtime state without a live supervisor: it was killed */
+		inst_path(in, path, 1, STATE_FILE);
+		if (!state_read(path, &dead) && *dead.status) {
+			snprintf(r->last.status, sizeof(r->last.status),
+				 "failed");
+			snprintf(r->last.exit, sizeof(r->last.exit),
+				 "supervisor (pid %d) died while %s",
+				 (int)dead.supervisor, dead.status);
+		}
+	}
+	if (!r->running)
+		snprintf(r->st.status, sizeof(r->st.status), "%s",
+			 r->conf_ok ? "stopped" : "broken");
+	else if (!*r->st.status)
+		snprintf(r->st.status, sizeof(r->st.status), "starting");
+}
+
+/**
+ * print_uptime() - format a duration since a wall-clock time
+ * @since_ms:	start, ms since the epoch
+ * @buf:	output
+ * @len:	size of @buf
+ */
+static void print_uptime(uint64_t since_ms, char *buf, size_t len)
+{
+	uint64_t s = since_ms ? (now_ms() - since_ms) / 1000 : 0;
+
+	if (!since_ms)
+		snprintf(buf, len, "-");
+	else if (s < 120)
+		snprintf(buf, len, "%llus", (unsigned long long)s);
+	else if (s < 7200)
+		snprintf(buf, len, "%llumin", (unsigned long long)s / 60);
+	else if (s < 172800)
+		snprintf(buf, len, "%lluh", (unsigned long long)s / 3600);
+	else
+		snprintf(buf, len, "%llud", (unsigned long long)s / 86400);
+}
+
+/**
+ * row_json() - print one instance as a JSON object
+ * @x:		global options
+ * @r:		row
+ */
+static void row_json(struct ctx *x, const struct row *r)
+{
+	const struct conf *c = r->conf_ok ? &r->c : NULL;
+
+	/* what an unreadable configuration would say is unknown: null */
+	printf("{\"name\":");
+	json_str(r->name);
+	printf(",\"scope\":\"%s\",\"state\":", x->sc.user ? "user" : "system");
+	json_str(r->st.status);
+	printf(",\"flavour\":");
+	c ? json_str(conf_flavour(c)) : (void)printf("null");
+	if (c)
+		printf(",\"memory\":%llu,\"cpus\":%u,\"network\":",
+		       (unsigned long long)c->memory, c->cpus);
+	else
+		printf(",\"memory\":null,\"cpus\":null,\"network\":");
+	if (r->running || c)
+		json_str(r->running ? r->st.net : conf_net_name(c));
+	else
+		printf("null");
+	printf(",\"image\":");
+	c ? json_str(c->image) : (void)printf("null");
+	printf(",\"pid\":%d,\"kernel_pid\":%d,\"started_ms\":%llu,\"ready_ms\":%llu",
+	       r->running ? (int)r->st.supervisor : 0,
+	       r->running ? (int)r->st.uml : 0,
+	       (unsigned long long)(r->running ? r->st.started : 0),
+	       (unsigned long long)(r->running ? r->st.ready : 0));
+	printf(",\"last_exit\":");
+	json_str(r->last.exit);
+	printf("}");
+}
+
+/**
+ * cmd_list() - umarmctl list [--json]
+ * @x:		global options
+ * @argc:	arguments after the verb
+ * @argv:	arguments
+ *
+ * Return: exit code
+ */
+int cmd_list(struct ctx *x, int argc, char **argv)
+{
+	char dir[PATH_LEN], **names = NULL;
+	struct dirent *de;
+	int n = 0, i, first = 1;
+	DIR *d;
+
+	(void)argv;
+	if (argc)
+		return usage_error("list");
+	pathf(dir, "%s/instances", x->sc.confdir);
+	d = opendir(dir);
+	while (d && (de = readdir(d))) {
+		size_t l = strlen(de->d_name);
+		char **nn;
+
+		if (l < 6 || strcmp(de->d_name + l - 5, ".conf") ||
+		    de->d_name[0] == '.')
+			continue;
+		nn = realloc(names, (n + 1) * sizeof(*names));
+		if (!nn)
+			break;
+		names = nn;
+		names[n] = xstrdup(de->d_name);
+		names[n++][l - 5] = 0;
+	}
+	if (d)
+		closedir(d);
+	/* a handful of names: insertion sort */
+	for (i = 1; i < n; i++) {
+		int j = i;
+
+		while (j > 0 && strcmp(names[j - 1], names[j]) > 0) {
+			char *t = names[j];
+
+			names[j] = names[j - 1];
+			names[--j] = t;
+		}
+	}
+
+	if (x->json)
+		printf("[");
+	else if (n)
+		printf("%-20s %-9s %-7s %-7s %-6s %-8s %-7s %s\n", "NAME",
+		       "STATE", "FLAVOUR", "MEMORY", "CPUS", "NETWORK", "UPTIME",
+		       "IMAGE");
+	for (i = 0; i < n; i++) {
+		struct inst in;
+		struct row r;
+		char mem[32], up[32];
+
+		if (inst_init(&in, &x->sc, names[i]))
+			continue;
+		row_load(&in, &r);
+		if (x->json) {
+			if (!first)
+				printf(",");
+			row_json(x, &r);
+			first = 0;
+			continue;
+		}
+		format_size(r.conf_ok ? r.c.memory : 0, mem, sizeof(mem));
+		print_uptime(r.running ? r.st.started : 0, up, sizeof(up));
+		printf("%-20s %-9s %-7s %-7s %-6u %-8s %-7s %s\n", r.name,
+		       r.st.status, r.conf_ok ? conf_flavour(&r.c) : "-",
+		       r.conf_ok ? mem : "-", r.conf_ok ? r.c.cpus : 0,
+		       r.running ? r.st.net :
+		       r.conf_ok ? conf_net_name(&r.c) : "-", up,
+		       r.conf_ok ? tty(r.c.image) : "-");
+	}
+	if (x->json)
+		printf("]\n");
+	else if (!n)
+		fprintf(stderr, "No %s instances. Create one with 'umarmctl create NAME'.\n",
+			x->sc.user ? "per-user" : "system");
+	else
+		printf("\n%d instance%s listed.\n", n, n == 1 ? "" : "s");
+	for (i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+	return 0;
+}
+
+/**
+ * status_running() - the lines of status about a running instance
+ * @x:		global options
+ * @r:		row
+ */
+static void status_running(struct ctx *x, const struct row *r)
+{
+	char up[32], when[64];
+	time_t t = r->st.started / 1000;
+
+	strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S", localtime(&t));
+	print_uptime(r->st.started, up, sizeof(up));
+	printf("        Since: %s (%s ago)", when, up);
+	if (r->st.ready)
+		printf("; booted in %.2fs",
+		       (r->st.ready - r->st.started) / 1000.0);
+	printf("\n   Supervisor: %d   Kernel pid: %d%s\n",
+	       (int)r->st.supervisor, (int)r->st.uml,
+	       use_systemd(x) ? "   (umarm@ unit)" : "");
+	if (*r->st.mconsole)
+		printf("     Mconsole: %s\n", r->st.mconsole);
+}
+
+/**
+ * status_conf() - the lines of status from the configuration
+ * @r:		row, whose configuration loaded
+ *
+ * Paths come from a file anybody with access to it may have written:
+ * escaped (tty()).
+ */
+static void status_conf(const struct row *r)
+{
+	const struct conf *c = &r->c;
+	char k[PATH_LEN], mem[32];
+	int d;
+
+	kernel_path(c, k);
+	format_size(c->memory, mem, sizeof(mem));
+	printf("      Flavour: %s   Memory: %s   CPUs: %u\n",
+	       conf_flavour(c), mem, c->cpus);
+	printf("       Kernel: %s\n", tty(k));
+	for (d = 0; d < CONF_MAX_DISKS; d++) {
+		if (!c->disk[d].set)
+			continue;
+		printf("        disk%d: %s%s%s\n", d, tty(c->disk[d].file),
+		       *c->disk[d].base ? " over " : "",
+		       tty(c->disk[d].base));
+	}
+	printf("      Network: %s", conf_net_name(c));
+	if (r->running && c->net != NET_NONE)
+		printf(" (%s)", r->st.net);
+	for (d = 0; d < c->nports; d++)
+		printf("%s%s%u:%u", d ? ", " : "; ports ",
+		       c->port[d].udp ? "udp:" : "", c->port[d].host,
+		       c->port[d].guest);
+	printf("\n");
+}
+
+/**
+ * status_text() - status of one instance as a short readable block
+ * @x:		global options
+ * @in:		instance
+ * @r:		row
+ */
+static void status_text(struct ctx *x, const struct inst *in,
+			const struct row *r)
+{
+	printf("%s (%s instance) - %s\n", r->name,
+	       x->sc.user ? "per-user" : "system", r->st.status);
+	if (r->unknown)
+		printf("         Note: cannot tell whether it runs: %s: %s (ask its owner, or root)\n",
+		       tty(in->state), strerror(r->unknown));
+	if (r->running)
+		status_running(x, r);
+	else if (*r->last.status)
+		printf("     Last run: %s (%s)\n", r->last.status, r->last.exit);
+	if (r->conf_ok)
+		status_conf(r);
+	printf("       Config: %s\n        State: %s\n", tty(in->conf),
+	       tty(in->state));
+}
+
+/**
+ * cmd_status() - umarmctl status NAME... [-o json]
+ * @x:		global options
+ * @argc:	arguments after the verb
+ * @argv:	arguments
+ *
+ * Return: 0 if all named instances are running, EX_STOPPED (3) if one is
+ *	   not, as "systemctl status" does; EX_FAIL if we cannot tell
+ *	   (another user's), other exit codes on error
+ */
+int cmd_status(struct ctx *x, int argc, char **argv)
+{
+	int i, rc = 0, n = 0;
+
+	if (x->json)
+		printf("[");
+	for (i = 0; i < argc; i++) {
+		struct inst in;
+		struct row r;
+
+		if (inst_init(&in, &x->sc, argv[i])) {
+			rc = EX_USAGE;
+			continue;
+		}
+		if (!inst_exists(&in)) {
+			err("%s: no such instance; see 'umarmctl list'",
+			    in.name);
+			rc = EX_NOINST;
+			continue;
+		}
+		row_load(&in, &r);
+		if (n++)
+			printf(x->json ? "," : "\n");
+		if (x->json)
+			row_json(x, &r);
+		else
+			status_text(x, &in, &r);
+		if (!r.running && !rc)
+			rc = r.unknown ? EX_FAIL : EX_STOPPED;
+	}
+	if (x->json)
+		printf("]\n");
+	if (!argc)
+		return usage_error("status");
+	return rc;
+}
+
+/**
+ * cmd_config() - umarmctl config NAME: print the effective configuration
+ * @x:		global options
+ * @argc:	arguments after the verb
+ * @argv:	arguments
+ *
+ * Return: exit code
+ */
+int cmd_config(struct ctx *x, int argc, char **argv)
+{
+	static char buf[CONF_MAX_SIZE];
+	struct inst in;
+	struct conf c;
+	int rc;
+
+	if (argc != 1) {
+		return usage_error("config");
+	}
+	rc = inst_open(x, argv[0], &in, &c);
+	if (rc)
+		return rc;
+	if (conf_format(&c, buf, sizeof(buf)) < 0)
+		return EX_FAIL;
+	/* a file anybody with access may have written: on a terminal,
+	 * escaped; to a pipe, as it is (it parses back)
+	 */
+	if (isatty(1))
+		printf("# %s\n%s", tty(in.conf), tty(buf));
+	else
+		printf("# %s\n%s", in.conf, buf);
+	return 0;
+}
+
+/**
+ * cmd_check() - umarmctl check [NAME]: can this host run (this) instance?
+ * @x:		global options
+ * @argc:	arguments after the verb
+ * @argv:	arguments
+ *
+ * Return: 0 if everything needed is there, EX_HOST otherwise
+ */
+int cmd_check(struct ctx *x, int argc, char **argv)
+{
+	int fails = host_check(1);
+	char k[PATH_LEN];
+
+	if (argc >= 1) {
+		struct inst in;
+		struct conf c;
+		int rc = inst_open(x, argv[0], &in, &c);
+
+		if (rc)
+			return rc;
+		if (flavour_check(in.name, c.flavour))
+			fails++;
+		if (kernel_check(in.name, &c, k))
+			fails++;
+		if (disk_check(&in, &c, 1))
+			fails++;
+		printf("%-5s %-22s %s\n", fails ? "FAIL" : "ok", in.name,
+		       fails ? "cannot start (see above)" : "can start");
+	}
+	return fails ? EX_HOST : 0;
+}

@@ -1,0 +1,127 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* umarmctl - manage User-Mode Linux instances
+ *
+ * verbs.c - the table of verbs: name, implementation, usage
+ *
+ * One place for every verb's usage: "umarmctl --help" lists them all,
+ * "umarmctl VERB --help" prints one, and a verb's usage error quotes it.
+ * README.md says which file implements each.
+ */
+
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <string.h>
+
+#include "cmd.h"
+#include "log.h"
+#include "verbs.h"
+
+/* Usage lines: several forms of a verb are separated by '\n' */
+static const struct verb verbs[] = {
+	{ "create",	cmd_create,	NULL,
+	  "create NAME [--image debian|minimal|musl|FILE] [--flavour 4k|16k] [--mem SIZE] [--cpus N] [--disk SIZE] [--network passt|none] [--port HOST:GUEST] [--kernel PATH] [--cmdline ARGS] [--ready MARKER]" },
+	{ "start",	cmd_start,	NULL,	"start NAME... [--attach]" },
+	{ "stop",	cmd_stop,	NULL,	"stop NAME... [--timeout SEC]" },
+	{ "poweroff",	cmd_stop,	"stop",	NULL },
+	{ "kill",	cmd_kill,	NULL,	"kill NAME..." },
+	{ "terminate",	cmd_kill,	"kill",	NULL },
+	{ "restart",	cmd_restart,	NULL,	"restart NAME..." },
+	{ "reboot",	cmd_reboot,	NULL,	"reboot NAME..." },
+	{ "pause",	cmd_pause,	NULL,	"pause NAME..." },
+	{ "resume",	cmd_resume,	NULL,	"resume NAME..." },
+	{ "status",	cmd_status,	NULL,	"status NAME... [-o json]" },
+	{ "list",	cmd_list,	NULL,	"list [-o json|table]" },
+	{ "console",	cmd_console,	NULL,	"console NAME" },
+	{ "login",	cmd_console,	"console", NULL },
+	{ "shell",	cmd_shell,	NULL,
+	  "shell NAME             (the console)\nshell NAME -- CMD [ARG...]   (as exec)" },
+	{ "exec",	cmd_exec,	NULL,
+	  "exec NAME [--timeout SEC] -- CMD [ARG...]" },
+	{ "logs",	cmd_logs,	NULL,	"logs NAME [-n LINES] [-f]" },
+	{ "rm",		cmd_rm,		NULL,	"rm NAME... [--force]" },
+	{ "remove",	cmd_rm,		"rm",	NULL },
+	{ "rename",	cmd_rename,	NULL,	"rename NAME NEWNAME" },
+	{ "clone",	cmd_clone,	NULL,	"clone NAME NEWNAME" },
+	{ "config",	cmd_config,	NULL,	"config NAME" },
+	{ "disk",	cmd_disk,	NULL,
+	  "disk add NAME SIZE\ndisk rm NAME N [--keep]\ndisk resize NAME N SIZE\ndisk list NAME" },
+	{ "port-forward", cmd_port_forward, NULL,
+	  "port-forward NAME [[tcp:|udp:][ADDR:]HOST:GUEST [--remove]]" },
+	{ "net",	cmd_net,	NULL,
+	  "net add NAME [--port [tcp:|udp:][ADDR:]HOST:GUEST]...\nnet rm NAME [netN]\nnet list NAME" },
+	{ "usb",	cmd_usb,	NULL,
+	  "usb list\nusb attach NAME BUSID\nusb detach NAME BUSID" },
+	{ "mconsole",	cmd_mconsole,	NULL,
+	  "mconsole NAME COMMAND...   (version, proc meminfo, sysrq s, help...)" },
+	{ "enable",	cmd_enable,	NULL,	"enable NAME..." },
+	{ "disable",	cmd_disable,	NULL,	"disable NAME..." },
+	{ "autostart",	cmd_autostart,	NULL,	"autostart" },
+	{ "check",	cmd_check,	NULL,	"check [NAME]" },
+	{ "run",	cmd_run,	NULL,
+	  "run NAME   (the supervisor, as umarm@.service runs it)" },
+};
+
+/**
+ * verb_find() - look a verb up by name, aliases included
+ * @name:	what the user typed
+ *
+ * Return: its entry, NULL if there is none
+ */
+const struct verb *verb_find(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(verbs) / sizeof(verbs[0]); i++)
+		if (!strcmp(verbs[i].name, name))
+			return &verbs[i];
+	return NULL;
+}
+
+/**
+ * verb_usage() - print one verb's usage lines
+ * @f:		stream
+ * @name:	verb or alias
+ * @first:	what goes before the first line ("Usage:", "usage:")
+ */
+void verb_usage(FILE *f, const char *name, const char *first)
+{
+	const struct verb *v = verb_find(name);
+	const char *u, *nl;
+
+	if (v && v->alias_of)
+		v = verb_find(v->alias_of);
+	if (!v)
+		return;
+	for (u = v->usage; *u; u = *nl ? nl + 1 : nl) {
+		nl = strchrnul(u, '\n');
+		fprintf(f, "%-6s umarmctl %.*s\n", u == v->usage ? first : "",
+			(int)(nl - u), u);
+	}
+}
+
+/**
+ * usage_all() - print the usage summary of every verb
+ * @f:		stream
+ */
+void usage_all(FILE *f)
+{
+	size_t i;
+
+	fprintf(f, "Usage: umarmctl [--user|--system] [-q] [-v] [-o json|table] [--no-systemd] COMMAND ...\n\n");
+	for (i = 0; i < sizeof(verbs) / sizeof(verbs[0]); i++)
+		if (verbs[i].usage)
+			verb_usage(f, verbs[i].name, "");
+	fprintf(f, "\n'umarmctl COMMAND --help' prints one. See umarmctl(1) and umarm.conf(5).\n");
+}
+
+/**
+ * usage_error() - a verb was called wrongly: say how it is called
+ * @verb:	the verb
+ *
+ * Return: EX_USAGE, for "return usage_error(...)"
+ */
+int usage_error(const char *verb)
+{
+	verb_usage(stderr, verb, "usage:");
+	return EX_USAGE;
+}
