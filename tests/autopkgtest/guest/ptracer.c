@@ -20,7 +20,10 @@
  *  5. PTRACE_SINGLESTEP executes one instruction: from a breakpoint
  *     followed by nops, each step stops with SIGTRAP and the program
  *     counter exactly one nop further (a kernel that lets the child run on
- *     to its next kernel entry fails here).
+ *     to its next kernel entry fails here).  On arm64 the steps go on
+ *     through an add on a register the tracer wrote, a load that faults in
+ *     a page the child never touched, a taken branch and a syscall (one
+ *     stop, after it, with its result), each checked by pc and register.
  *
  * Prints "PTRACE_OK syscalls=N" on success, "PTRACE_FAIL <what>" otherwise.
  * Static, no dependencies: runs as init's umarm.run program.
@@ -70,6 +73,20 @@ typedef struct user_regs_struct regs_t;
 #error "ptracer.c knows aarch64 and x86_64"
 #endif
 
+#if defined(__aarch64__)
+/*
+ * After the nops: x10 += 1 (x10 written by the tracer), a load from an
+ * untouched page (x12) into x11, a branch over a brk, then getpid().
+ */
+#define STEP_MORE	"add x10, x10, #1\n ldr x11, [x12]\n b 1f\n brk #0x78\n" \
+			"1: mov x8, #172\n svc #0\n nop\n"
+#define STEP_CLOBBER	"x0", "x8", "x10", "x11", "x12"
+static char untouched[65536] __attribute__((aligned(65536)));
+#else
+#define STEP_MORE	""
+#define STEP_CLOBBER	"memory"
+#endif
+
 /* The child's script: the syscalls the tracer acts on, in this order. */
 #define REWRITTEN_RESULT	4242	/* getpid() at its exit stop */
 #define CANCELLED_RESULT	777	/* getuid(), cancelled at entry */
@@ -100,8 +117,13 @@ static int child(void)
 	if (ptrace(PTRACE_TRACEME, 0, NULL, NULL))
 		return 10;
 	raise(SIGSTOP);
-	/* 5: the tracer single-steps us through the nops */
+	/* 5: the tracer single-steps us through the nops and on */
+#if defined(__aarch64__)
+	asm volatile ("mov x12, %0\n" STEP_BLOCK STEP_MORE
+		      :: "r" (untouched) : STEP_CLOBBER, "memory");
+#else
 	asm volatile (STEP_BLOCK ::: "memory");
+#endif
 	for (i = 0; i < LOOPS; i++)
 		if (syscall(SYS_getppid) != getppid())
 			return 11;
@@ -168,6 +190,78 @@ static int wait_stop(pid_t pid, const char *what)
 	return WSTOPSIG(st);
 }
 
+/* step_one() - one PTRACE_SINGLESTEP that must stop with SIGTRAP */
+static void step_one(pid_t pid, regs_t *r, const char *what)
+{
+	int sig;
+
+	if (ptrace(PTRACE_SINGLESTEP, pid, NULL, NULL))
+		fail("PTRACE_SINGLESTEP (%s): %s", what, strerror(errno));
+	sig = wait_stop(pid, what);
+	if (sig != SIGTRAP)
+		fail("single-step over %s stopped with signal %d, not SIGTRAP", what, sig);
+	get_regs(pid, r);
+}
+
+/* step_check() - after a step over @what, pc must be @want_pc */
+static void step_check(regs_t *r, const char *what, unsigned long want_pc)
+{
+	if (REG_PC(*r) != want_pc)
+		fail("single-step over %s went to pc %#llx, not %#lx",
+		     what, (unsigned long long)REG_PC(*r), want_pc);
+}
+
+#if defined(__aarch64__)
+/*
+ * step_on() - step through the last nop and STEP_MORE, from @pc
+ *
+ * Registers the tracer writes must be what the stepped code sees, a fault
+ * inside a step is the kernel's business (the tracer sees one SIGTRAP after
+ * the load), a branch lands on its target, and a stepped syscall runs once
+ * and stops after itself with its result.
+ */
+static void step_on(pid_t pid, unsigned long pc)
+{
+	regs_t r;
+
+	step_one(pid, &r, "the last nop");
+	step_check(&r, "the last nop", pc + 4);
+	pc += 4;
+	r.regs[10] = 0x5a00;
+	set_regs(pid, &r);
+
+	step_one(pid, &r, "add");
+	step_check(&r, "add", pc + 4);
+	if (r.regs[10] != 0x5a01)
+		fail("single-step over add left x10 = %#llx, not 0x5a01",
+		     (unsigned long long)r.regs[10]);
+	r.regs[11] = 0x77;
+	set_regs(pid, &r);
+
+	step_one(pid, &r, "a faulting load");
+	step_check(&r, "a faulting load", pc + 8);
+	if (r.regs[11] != 0)
+		fail("single-step over the load left x11 = %#llx, not 0",
+		     (unsigned long long)r.regs[11]);
+
+	step_one(pid, &r, "a branch");
+	step_check(&r, "a branch", pc + 16);
+	step_one(pid, &r, "mov x8");
+	step_check(&r, "mov x8", pc + 20);
+
+	step_one(pid, &r, "svc");
+	step_check(&r, "svc", pc + 24);
+	if (r.regs[0] != (unsigned long)pid)
+		fail("single-step over getpid() left x0 = %#llx, not pid %d",
+		     (unsigned long long)r.regs[0], pid);
+	printf("ptracer: stepped an add, a faulting load, a branch and a syscall\n");
+}
+#else
+static void step_on(pid_t pid, unsigned long pc)
+{
+}
+#endif
+
 static void single_step(pid_t pid)
 {
 	regs_t r;
@@ -196,6 +290,7 @@ static void single_step(pid_t pid)
 		pc = REG_PC(r);
 	}
 	printf("ptracer: three single-steps, one nop each, to pc %#lx\n", pc);
+	step_on(pid, pc);
 }
 
 int main(void)
