@@ -20,10 +20,17 @@
  *   - mmap() of an anonymous page at an address free in the guest: the host
  *     ran it if the page is writable but not in /proc/self/maps;
  *   - recvmsg() on descriptor 0 (where stubs got the kernel's descriptors);
- *   - futex(FUTEX_WAKE), an operation the stub does not use.
+ *   - futex(FUTEX_WAKE), an operation the stub does not use;
+ *   - rt_sigreturn() with a frame of its own that blocks every signal and
+ *     resumes in a loop without syscalls: the host restores it (that is
+ *     what the stub uses the svc for), and a kernel that waits for the
+ *     stub's answer to its timer signal would wait forever, with every
+ *     other process of the guest.  The child must be killed, or keep
+ *     running in the guest while the parent goes on (ptrace mode); a hang
+ *     ends the gate without a marker.
  *
- * Each child must be killed; a child that gets back from the svc reports
- * what the host did.  Prints STUBCALL_OK stub=0x... when every call was
+ * Each other child must be killed; a child that gets back from the svc
+ * reports what the host did.  Prints STUBCALL_OK stub=0x... when every call was
  * refused, else STUBCALL_FAIL and why.  arm64 only.
  */
 #define _GNU_SOURCE
@@ -39,6 +46,7 @@
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <ucontext.h>
 #include <unistd.h>
 
@@ -50,6 +58,9 @@
 /* Exit statuses of the children */
 #define HOST_RAN 20
 #define GUEST_RAN 10
+
+/* How long a child that spins in the guest may run */
+#define SPIN_SECONDS 30
 
 static sigjmp_buf probe_env;
 static volatile long trap_x0;
@@ -164,6 +175,52 @@ static void svc_at(unsigned long svc, long nr, long a0, long a1, long a2,
 	__builtin_unreachable();
 }
 
+/* The loop the forged frame resumes in: no syscall, no fault */
+static void spin(void)
+{
+	for (;;)
+		__asm__ volatile("" ::: "memory");
+}
+
+/* FPSIMD_MAGIC: the one record rt_sigreturn requires */
+#define FPSIMD_RECORD_MAGIC 0x46508001u
+#define FPSIMD_RECORD_SIZE 528u
+
+/* A signal frame as arm64's rt_sigreturn reads it at sp */
+struct forged_frame {
+	siginfo_t info;
+	ucontext_t uc;
+} __attribute__((aligned(16)));
+
+/*
+ * sigreturn_at() - run rt_sigreturn from the svc at @svc on a frame that
+ * resumes in spin() with every signal blocked and no alternate stack
+ */
+static void sigreturn_at(unsigned long svc)
+{
+	static struct forged_frame frame;
+	static char stack[16384] __attribute__((aligned(16)));
+	uint32_t *rec = (uint32_t *)frame.uc.uc_mcontext.__reserved;
+
+	memset(&frame, 0, sizeof(frame));
+	sigfillset(&frame.uc.uc_sigmask);
+	frame.uc.uc_stack.ss_flags = SS_DISABLE;
+	frame.uc.uc_mcontext.sp = (unsigned long)(stack + sizeof(stack));
+	frame.uc.uc_mcontext.pc = (unsigned long)spin;
+	frame.uc.uc_mcontext.pstate = 0;
+	rec[0] = FPSIMD_RECORD_MAGIC;
+	rec[1] = FPSIMD_RECORD_SIZE;
+	/* the terminator record after it is zero */
+
+	__asm__ volatile("mov sp, %[frame]\n"
+			 "mov x8, %[nr]\n"
+			 "br %[svc]\n"
+			 : : [frame] "r"(&frame), [nr] "i"(SYS_rt_sigreturn),
+			   [svc] "r"(svc)
+			 : "x8", "memory");
+	__builtin_unreachable();
+}
+
 /* free_address() - a page-sized address nothing of the guest is mapped at */
 static unsigned long free_address(void)
 {
@@ -195,6 +252,8 @@ static void run_child(unsigned long svc, const char *what, unsigned long x)
 		if (!strcmp(what, "mmap"))
 			svc_at(svc, SYS_mmap, x, page, PROT_READ | PROT_WRITE,
 			       MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+		else if (!strcmp(what, "sigmask"))
+			sigreturn_at(svc);
 		else if (!strcmp(what, "recvmsg"))
 			svc_at(svc, SYS_recvmsg, 0, 0, MSG_DONTWAIT, 0, 0, 0);
 		else
@@ -218,6 +277,31 @@ static void run_child(unsigned long svc, const char *what, unsigned long x)
 	_exit(HOST_RAN);
 }
 
+/*
+ * wait_child() - wait for @pid; 1 if it still ran after SPIN_SECONDS (it
+ * was killed then), 0 with *status filled in when it ended
+ */
+static int wait_child(pid_t pid, int *status)
+{
+	struct timespec tick = { 0, 100 * 1000 * 1000 };
+	int i;
+
+	for (i = 0; i < SPIN_SECONDS * 10; i++) {
+		pid_t r = waitpid(pid, status, WNOHANG);
+
+		if (r == pid)
+			return 0;
+		if (r < 0) {
+			printf("STUBCALL_FAIL waitpid: %s\n", strerror(errno));
+			exit(1);
+		}
+		nanosleep(&tick, NULL);
+	}
+	kill(pid, SIGKILL);
+	waitpid(pid, status, 0);
+	return 1;
+}
+
 /* attempt() - run @what from the stub's svc in a child; 0 if refused */
 static int attempt(unsigned long svc, const char *what)
 {
@@ -233,9 +317,10 @@ static int attempt(unsigned long svc, const char *what)
 	}
 	if (pid == 0)
 		run_child(svc, what, x);
-	if (waitpid(pid, &status, 0) != pid) {
-		printf("STUBCALL_FAIL waitpid: %s\n", strerror(errno));
-		return 1;
+	if (wait_child(pid, &status)) {
+		printf("stubcall: %s ran in the guest, which went on (child stopped after %d s)\n",
+		       what, SPIN_SECONDS);
+		return 0;
 	}
 	if (WIFSIGNALED(status)) {
 		printf("stubcall: %s refused (child killed by signal %d)\n",
@@ -251,7 +336,8 @@ static int attempt(unsigned long svc, const char *what)
 
 int main(void)
 {
-	static const char *const calls[] = { "mmap", "recvmsg", "futex" };
+	static const char *const calls[] = { "mmap", "recvmsg", "futex",
+					     "sigmask" };
 	unsigned long svc;
 	unsigned int i;
 	int rc = 0;
