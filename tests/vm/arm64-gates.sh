@@ -10,7 +10,9 @@
 # 4k:seccomp-required (on a host where SECCOMP userspace cannot be set up,
 # made by guest/hostfilter.c tsync, seccomp=auto boots in ptrace mode and says
 # so, seccomp=on stops with a message), 4k:pac-unavailable (on a host whose stubs cannot turn pointer
-# authentication off, made by guest/hostfilter.c pac, the boot says so).  The UML kernels come from
+# authentication off, made by guest/hostfilter.c pac, the boot says so),
+# 4k:seccomp-default (without a seccomp= option the boot must run userspace
+# in SECCOMP mode).  The UML kernels come from
 # kernel/build.sh (arm64-4k, arm64-16k), the images from images/build.sh
 # (minimal, debian for arm64; ARM64_KERNEL_4K and ARM64_KERNEL_16K name
 # kernels built elsewhere), the guest programs from
@@ -139,6 +141,12 @@ run_case() {
 		line=$("$gates/lib/run-gate" --name "$name" --kernel "/tmp/$name-linux" \
 			--image "$CI_WORK/img/minimal.ext4" --timeout 300 --run /bin/true \
 			--marker "$1" --artifacts "$CI_OUT/$name" -- "$2" 2>&1 | tail -n 1)
+	elif [ "$gate" = seccomp-default ]; then
+		# arm64 kernels default to seccomp=auto: SECCOMP mode here.
+		line=$("$gates/lib/run-gate" --name "$name" --kernel "$KERNEL" \
+			--image "$CI_WORK/img/minimal.ext4" --timeout 300 --run /bin/true \
+			--marker "Userspace mode: SECCOMP (seccomp=auto)" \
+			--artifacts "$CI_OUT/$name" 2>&1 | tail -n 1)
 	elif [ "$gate" = pac-unavailable ]; then
 		# A host with pointer authentication but without
 		# PR_PAC_SET_ENABLED_KEYS (5.0-5.12), made by a seccomp filter
