@@ -16,6 +16,9 @@
  *  3a. the first argument is in x0 (rdi) at the entry stop, and one the
  *     tracer rewrites there is what the syscall gets: dup(BAD_FD) becomes
  *     dup(1) and succeeds;
+ *  3b. on arm64, x7 reads 0 at every entry stop and 1 at every exit stop,
+ *     a value the tracer writes there at getppid()'s entry is dropped, and
+ *     the child finds its own x7 after the syscall (report_syscall());
  *  4. PTRACE_PEEKDATA / PTRACE_POKEDATA read and write the child's memory;
  *  5. PTRACE_SINGLESTEP executes one instruction: from a breakpoint
  *     followed by nops, each step stops with SIGTRAP and the program
@@ -108,6 +111,50 @@ static void fail(const char *fmt, ...)
 	exit(1);
 }
 
+static void set_regs(pid_t pid, regs_t *r);
+
+#if defined(__aarch64__)
+/* x7_kept() - a getppid() with x7 set: the child's x7 survives its stops */
+static int x7_kept(void)
+{
+	register long x0 __asm__("x0");
+	register long x7 __asm__("x7") = 0x7777;
+	register long x8 __asm__("x8") = SYS_getppid;
+
+	__asm__ volatile("svc #0" : "=r"(x0), "+r"(x7) : "r"(x8) : "memory");
+	return x7 == 0x7777 && x0 == getppid();
+}
+
+/*
+ * check_x7() - at a syscall stop arm64 shows x7 = 0 (entry) or 1 (exit);
+ * at getppid()'s entry the tracer also tries to change it
+ */
+static void check_x7(pid_t pid, regs_t *r, int entry)
+{
+	if (r->regs[7] != (entry ? 0 : 1))
+		fail("x7 is %#llx at a syscall %s stop, not %d",
+		     (unsigned long long)r->regs[7], entry ? "entry" : "exit",
+		     entry ? 0 : 1);
+	if (entry && REG_NR(*r) == SYS_getppid) {
+		r->regs[7] = 0xdead;
+		set_regs(pid, r);
+		r->regs[7] = 0;
+	}
+}
+#else
+static int x7_kept(void)
+{
+	return 1;
+}
+
+static void check_x7(pid_t pid, regs_t *r, int entry)
+{
+	(void)pid;
+	(void)r;
+	(void)entry;
+}
+#endif
+
 /* The traced child: exit status 0 when everything it saw was right. */
 static int child(void)
 {
@@ -127,6 +174,8 @@ static int child(void)
 	for (i = 0; i < LOOPS; i++)
 		if (syscall(SYS_getppid) != getppid())
 			return 11;
+	if (!x7_kept())
+		return 16;
 	r = syscall(SYS_getpid);
 	if (r != REWRITTEN_RESULT)
 		return 12;
@@ -190,6 +239,7 @@ static int wait_stop(pid_t pid, const char *what)
 	return WSTOPSIG(st);
 }
 
+#if defined(__aarch64__)
 /* step_one() - one PTRACE_SINGLESTEP that must stop with SIGTRAP */
 static void step_one(pid_t pid, regs_t *r, const char *what)
 {
@@ -211,7 +261,6 @@ static void step_check(regs_t *r, const char *what, unsigned long want_pc)
 		     what, (unsigned long long)REG_PC(*r), want_pc);
 }
 
-#if defined(__aarch64__)
 /*
  * step_on() - step through the last nop and STEP_MORE, from @pc
  *
@@ -259,6 +308,8 @@ static void step_on(pid_t pid, unsigned long pc)
 #else
 static void step_on(pid_t pid, unsigned long pc)
 {
+	(void)pid;
+	(void)pc;
 }
 #endif
 
@@ -332,6 +383,7 @@ int main(void)
 			fail("unexpected stop, signal %d", sig);
 		}
 		get_regs(pid, &r);
+		check_x7(pid, &r, entry);
 		if (entry) {
 			nr = (long)REG_NR(r);
 			nsys++;
