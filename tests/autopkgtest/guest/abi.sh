@@ -1,0 +1,9 @@
+#!/bin/sh
+# abi.sh - the guest side of the guest-abi gate: each program prints its
+# own verdict; ABI_OK only when all of them passed
+set -u
+
+rc=0
+/host/sigsys || rc=1
+[ "$rc" -ne 0 ] || echo ABI_OK
+exit "$rc"
