@@ -62,9 +62,11 @@ const char *vfsd_bin(void)
 int vfsd_usable(const struct inst *in, const struct conf *c)
 {
 	char kernel[PATH_LEN];
+	struct stat st;
 	int fs;
 
-	if (access(vfsd_bin(), X_OK)) {
+	if (stat(vfsd_bin(), &st) || !S_ISREG(st.st_mode) ||
+	    access(vfsd_bin(), X_OK)) {
 		err("%s: %s is missing: apt install virtiofsd (Debian 13 or later; Debian 12 has none), set UMARM_VIRTIOFSD, or share with --transport hostfs",
 		    in->name, vfsd_bin());
 		return EX_HOST;
