@@ -7,7 +7,7 @@
  * event loop and the stop state machine, control.c serves the control
  * socket, conslog.c the console log and its markers, hotplug.c the
  * hot-plugged interfaces, umlcmd.c builds and spawns the kernel's command
- * line.  Only supervise.h and ctl.h are for the rest of umarmctl.
+ * line, sharens.c and vfsd.c the shares.  Only supervise.h and ctl.h are for the rest of umarmctl.
  */
 
 #ifndef UMARM_SUP_H
