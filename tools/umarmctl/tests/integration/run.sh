@@ -11,7 +11,7 @@
 # DHCP at boot, the minimal image's usbip against a scripted usbipd, per-user instances run by
 # an ordinary user, hostfs rooted at the exchange directory, host folder
 # shares (hostfs: read, write, read-only, symlinks out, renames across,
-# hot-add, 1000 of them), a system
+# hot-add, 1000 of them; virtio-fs with a stand-in virtiofsd), a system
 # instance run by an unprivileged account as umarm@.service runs it.
 #
 # Kernel: $UMARM_KERNEL, else the team's dev build
@@ -989,6 +989,80 @@ if want shares; then
 	fi
 	u kill sh2 >/dev/null 2>&1
 	u rm sh2 >/dev/null 2>&1
+fi
+
+# kernel_has KERNEL OPT - y, m or n as the configuration next to KERNEL
+# says (n without one)
+kernel_has() {
+	_c=$(dirname "$1")/config
+	[ -f "$_c" ] || _c=$(dirname "$1")/.config
+	sed -n "s/^CONFIG_$2=\\([ym]\\)$/\\1/p" "$_c" 2>/dev/null | grep . || echo n
+}
+
+# virtiofs: the supervisor's side of virtio-fs shares.  Debian 12 has no
+# virtiofsd and our kernels no CONFIG_VIRTIO_FS, so a stand-in serves the
+# vhost-user socket (passt --vhost-user: the handshake virtio_uml makes is
+# the same for every device type) and the guest is checked for a virtio
+# device of type 26 (VIRTIO_ID_FS), plugged at boot and hot-plugged; a
+# real mount only with $UMARM_VIRTIOFS_REAL=1 (a virtiofsd and a kernel
+# with virtio-fs).
+if want virtiofs; then
+	V=$T/vfs
+	mkdir -p "$V/boot" "$V/hot" "$V/vk"
+	echo data >"$V/boot/f"
+	if [ "${UMARM_VIRTIOFS_REAL:-0}" = 1 ]; then
+		vk=$kernel vfsd=${UMARM_VIRTIOFSD:-/usr/libexec/virtiofsd}
+	else
+		cat >"$V/virtiofsd" <<'EOS'
+#!/bin/sh
+# stand-in for virtiofsd: a vhost-user backend on --socket-path
+for a; do case $a in --socket-path=*) s=${a#--socket-path=} ;; esac; done
+exec passt --foreground --quiet --vhost-user --socket "$s" --one-off
+EOS
+		chmod 755 "$V/virtiofsd"
+		# share add checks the kernel's configuration for virtio-fs
+		ln -s "$kernel" "$V/vk/linux"
+		printf '\nCONFIG_VIRTIO_UML=y\nCONFIG_VIRTIO_FS=y\n' >"$V/vk/config"
+		vk=$V/vk/linux vfsd=$V/virtiofsd
+	fi
+	uv() { UMARM_KERNEL=$vk UMARM_VIRTIOFSD=$vfsd "$UMARMCTL" "$@"; }
+	u create vf1 --image "$image" --mem 128M >/dev/null 2>&1
+	expect virtiofs.no_virtiofsd 6 env UMARM_VIRTIOFSD="$V/none" "$UMARMCTL" share add vf1 "$V/boot" --transport virtiofs
+	grep_out virtiofs.no_virtiofsd.msg "apt install virtiofsd" "$T/err"
+	if [ "$(kernel_has "$kernel" VIRTIO_FS)" = n ]; then
+		expect virtiofs.kernel_refused 6 env UMARM_KERNEL="$kernel" UMARM_VIRTIOFSD=/bin/true "$UMARMCTL" share add vf1 "$V/boot" --transport virtiofs
+		grep_out virtiofs.kernel_refused.msg "has no CONFIG_VIRTIO_FS, so the guest cannot mount virtio-fs: share with --transport hostfs" "$T/err"
+	fi
+	if ! command -v passt >/dev/null && [ "${UMARM_VIRTIOFS_REAL:-0}" != 1 ]; then
+		skip virtiofs "no passt for the stand-in virtiofsd"
+	else
+		expect virtiofs.add 0 uv share add vf1 "$V/boot" /vboot --transport virtiofs
+		expect virtiofs.start 0 uv start vf1
+		pgrep -f -- "--socket $T/run/vf1/fs-boot.sock" >/dev/null 2>&1 ||
+			pgrep -f -- "--socket-path=$T/run/vf1/fs-boot.sock" >/dev/null 2>&1 &&
+			pass virtiofs.daemon || fail virtiofs.daemon "no virtiofsd on $T/run/vf1/fs-boot.sock"
+		u exec vf1 -- sh -c 'cat /sys/bus/virtio/devices/*/device' >"$T/o" 2>&1
+		[ "$(grep -c '^0x001a$' "$T/o")" = 1 ] && pass virtiofs.boot_device ||
+			fail virtiofs.boot_device "virtio devices: $(tr '\n' ' ' <"$T/o")"
+		if [ "${UMARM_VIRTIOFS_REAL:-0}" = 1 ]; then
+			expect virtiofs.hot_add 0 uv share add vf1 "$V/hot" /vhot --transport virtiofs --ro
+			u exec vf1 -- sh -c 'cat /vboot/f; touch /vhot/x' >"$T/o" 2>&1
+			grep_out virtiofs.read "^data$" "$T/o"
+			[ ! -e "$V/hot/x" ] && pass virtiofs.ro || fail virtiofs.ro "wrote $V/hot/x"
+		else
+			# plugged; the guest kernel has no virtiofs to mount it
+			expect virtiofs.hot_add 1 uv share add vf1 "$V/hot" /vhot --transport virtiofs --ro
+			grep_out virtiofs.hot_add.msg "the guest did not mount it on /vhot" "$T/err"
+		fi
+		u exec vf1 -- sh -c 'cat /sys/bus/virtio/devices/*/device' >"$T/o" 2>&1
+		[ "$(grep -c '^0x001a$' "$T/o")" = 2 ] && pass virtiofs.hot_device ||
+			fail virtiofs.hot_device "virtio devices: $(tr '\n' ' ' <"$T/o")"
+		expect virtiofs.stop 0 u stop vf1
+		pgrep -f -- "$T/run/vf1/fs-" >/dev/null 2>&1 &&
+			fail virtiofs.daemons_gone "a virtiofsd outlived its instance" ||
+			pass virtiofs.daemons_gone
+	fi
+	u rm vf1 >/dev/null 2>&1
 fi
 
 # guest-text: what a guest writes to /proc/mconsole reaches the state files
