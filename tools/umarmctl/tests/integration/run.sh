@@ -955,7 +955,7 @@ if want shares; then
 	if [ "$(cat "$S/b/mv" 2>/dev/null)" = moved ] && [ ! -e "$S/a/mv" ]; then
 		grep_out shares.rename_across "mv-ok" "$T/o"
 	else
-		fail shares.rename_across "$(ls "$S/a" "$S/b" | tr '\n' ' '): $(head -c 300 "$T/o")"
+		fail shares.rename_across "$(find "$S/a" "$S/b" | tr '\n' ' '): $(head -c 300 "$T/o")"
 	fi
 	# hot-add to the running instance, and away again
 	echo hot >"$S/hot/h"
@@ -1025,6 +1025,7 @@ EOS
 		printf '\nCONFIG_VIRTIO_UML=y\nCONFIG_VIRTIO_FS=y\n' >"$V/vk/config"
 		vk=$V/vk/linux vfsd=$V/virtiofsd
 	fi
+	# shellcheck disable=SC2317 # called through expect
 	uv() { UMARM_KERNEL=$vk UMARM_VIRTIOFSD=$vfsd "$UMARMCTL" "$@"; }
 	u create vf1 --image "$image" --mem 128M >/dev/null 2>&1
 	expect virtiofs.no_virtiofsd 6 env UMARM_VIRTIOFSD="$V/none" "$UMARMCTL" share add vf1 "$V/boot" --transport virtiofs
