@@ -125,7 +125,9 @@ static int vfsd_spawn(struct sup *s, struct vfsd *v)
 			strerror(errno));
 		_exit(127);
 	}
-	while (stat(v->sock, &st) || !S_ISSOCK(st.st_mode)) {
+	/* bound is not enough: a connection before listen() is refused */
+	while (stat(v->sock, &st) || !S_ISSOCK(st.st_mode) ||
+	       !sock_listening(v->sock)) {
 		if (waitpid(v->pid, NULL, WNOHANG) == v->pid ||
 		    boot_ms() > deadline) {
 			err("%s: share %s: virtiofsd did not start; see %s",

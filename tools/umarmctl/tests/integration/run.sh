@@ -1055,7 +1055,8 @@ EOS
 			expect virtiofs.hot_add 1 uv share add vf1 "$V/hot" /vhot --transport virtiofs --ro
 			grep_out virtiofs.hot_add.msg "the guest did not mount it on /vhot" "$T/err"
 		fi
-		u exec vf1 -- sh -c 'cat /sys/bus/virtio/devices/*/device' >"$T/o" 2>&1
+		# the guest probes a hot-plugged device asynchronously
+		u exec vf1 -- sh -c 'for i in $(seq 50); do [ "$(grep -lx 0x001a /sys/bus/virtio/devices/*/device | wc -l)" = 2 ] && break; sleep 0.1; done; cat /sys/bus/virtio/devices/*/device' >"$T/o" 2>&1
 		[ "$(grep -c '^0x001a$' "$T/o")" = 2 ] && pass virtiofs.hot_device ||
 			fail virtiofs.hot_device "virtio devices: $(tr '\n' ' ' <"$T/o")"
 		expect virtiofs.stop 0 u stop vf1
