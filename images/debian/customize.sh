@@ -48,6 +48,8 @@ customize() {
 		/etc/systemd/system/umarm-gate.service
 	enable_unit "$_root" local-fs.target \
 		/etc/systemd/system/umarm-hostfs.service
+	enable_unit "$_root" local-fs.target \
+		/etc/systemd/system/umarm-shares.service
 	enable_unit "$_root" sysinit.target \
 		/etc/systemd/system/umarm-diag.service
 	enable_unit "$_root" multi-user.target \

@@ -15,10 +15,15 @@
  *	UMARM_BOOT_OK uptime=<s> kernel=<release> machine=<m> pagesize=<bytes>
  *	UMARM_RUN_DONE rc=<exit status, or 128 + signal number>
  *	UMARM_INIT_ERROR <what failed>[: <strerror>]
+ *	(a share that does not mount is an UMARM_INIT_ERROR too)
  *
  * Kernel command line options (read from /proc/cmdline):
  *
  *	umarm.hostfs=DIR	mount host directory DIR on /host (UML hostfs)
+ *	umarm.shares=DIR	mount the shares that hostfs DIR/table lists
+ *				(umarmctl share): "NAME hostfs|virtiofs
+ *				ro|rw GUESTDIR" a line, hostfs DIR/NAME or
+ *				the virtio-fs tag NAME on GUESTDIR
  *	umarm.net=dhcp[:IF]	configure IF (default: the first interface
  *				other than lo) with busybox udhcpc before
  *				running anything; udhcpc stays to renew the
@@ -67,6 +72,7 @@
 
 #define CONSOLE		"/dev/console"
 #define HOSTFS_DIR	"/host"
+#define SHARES_TMP	"/run/umarm-shares"
 #define CMDLINE_MAX	4096
 #define LINE_MAX_LEN	1024
 #define EXIT_EXEC_FAILED	127
@@ -504,6 +510,82 @@ static int run_and_report(const char *path)
 }
 
 /**
+ * mkdir_parents() - mkdir -p
+ * @path:	absolute directory, modified and restored
+ *
+ * Return: 0, or errno
+ */
+static int mkdir_parents(char *path)
+{
+	char *p;
+
+	for (p = path + 1; ; p++) {
+		if (*p && *p != '/')
+			continue;
+		char c = *p;
+
+		*p = '\0';
+		if (mkdir(path, 0755) && errno != EEXIST) {
+			*p = c;
+			return errno;
+		}
+		*p = c;
+		if (!c)
+			return 0;
+	}
+}
+
+/**
+ * mount_share() - mount one line of the share table
+ * @dir:	hostfs directory of the shares (umarm.shares)
+ * @line:	"NAME hostfs|virtiofs ro|rw GUESTDIR"
+ */
+static void mount_share(const char *dir, char *line)
+{
+	char name[64], fs[16], mode[4], guest[LINE_MAX_LEN], data[CMDLINE_MAX + 64];
+	char what[2 * LINE_MAX_LEN];
+	unsigned long flags = MS_NOSUID;
+	int rc;
+
+	if (sscanf(line, "%63s %15s %3s %1023s", name, fs, mode, guest) != 4) {
+		fail("share table: bad line", 0);
+		return;
+	}
+	if (!strcmp(mode, "ro"))
+		flags |= MS_RDONLY;
+	snprintf(what, sizeof(what), "mount share %s on %s", name, guest);
+	rc = mkdir_parents(guest);
+	if (rc) {
+		fail(what, rc);
+		return;
+	}
+	snprintf(data, sizeof(data), "%s/%s", dir, name);
+	if (!strcmp(fs, "virtiofs") ? mount(name, guest, "virtiofs", flags, NULL)
+				    : mount("none", guest, "hostfs", flags, data))
+		fail(what, errno);
+}
+
+/**
+ * mount_shares() - mount every share of the table umarmctl wrote
+ * @dir:	hostfs directory of the shares (umarm.shares)
+ */
+static void mount_shares(const char *dir)
+{
+	char line[LINE_MAX_LEN + 64];
+	FILE *table;
+
+	if (mount_fs("none", SHARES_TMP, "hostfs", dir))
+		return;
+	table = fopen(SHARES_TMP "/table", "re");
+	while (table && fgets(line, sizeof(line), table))
+		mount_share(dir, line);
+	if (table)
+		fclose(table);
+	umount(SHARES_TMP);
+	rmdir(SHARES_TMP);
+}
+
+/**
  * power_off() - flush file systems and power the machine off
  *
  * Falls back to halting if power-off returns; PID 1 must never return, as
@@ -575,6 +657,8 @@ int main(int argc, char **argv)
 			fail(what, errno);
 		}
 	}
+	if (cmdline_get(cmdline, "umarm.shares", val, sizeof(val)))
+		mount_shares(val);
 	if (cmdline_get(cmdline, "umarm.net", val, sizeof(val)))
 		net_dhcp(val);
 	/* umarmctl's readiness marker: /host and the network are ready */

@@ -41,6 +41,7 @@ int cmd_disk(struct ctx *x, int argc, char **argv);
 int cmd_port_forward(struct ctx *x, int argc, char **argv);
 int cmd_usb(struct ctx *x, int argc, char **argv);
 int cmd_net(struct ctx *x, int argc, char **argv);
+int cmd_share(struct ctx *x, int argc, char **argv);
 
 /* verbs.c */
 int usage_error(const char *verb);

@@ -160,6 +160,223 @@ int conf_disk_parse(const char *s, struct conf_disk *d)
 	return 0;
 }
 
+/**
+ * path_ok() - an absolute path the file and the guest's table can hold
+ * @p:		path
+ *
+ * Blanks separate the fields of a share's line, here and in the table the
+ * guest's init reads; control bytes have no business in either.
+ *
+ * Return: 1 if @p is absolute and has no blank or control byte
+ */
+static int path_ok(const char *p)
+{
+	const unsigned char *u = (const unsigned char *)p;
+
+	if (*u != '/' || strlen(p) >= CONF_VALUE_MAX)
+		return 0;
+	for (; *u; u++)
+		if (*u <= ' ' || *u == 0x7f)
+			return 0;
+	return 1;
+}
+
+/**
+ * guest_path_ok() - a guest directory a share may be mounted on
+ * @p:		path, path_ok()
+ *
+ * Not "/", not the exchange directory /host or below it, no "." or ".."
+ * component (the guest's mkdir -p and mount would take them as they are).
+ *
+ * Return: 1 if @p is acceptable
+ */
+static int guest_path_ok(const char *p)
+{
+	const char *c = p;
+
+	if (!strcmp(p, "/") || !strcmp(p, "/host") || !strncmp(p, "/host/", 6))
+		return 0;
+	while (*c) {
+		size_t n;
+
+		c += strspn(c, "/");
+		n = strcspn(c, "/");
+		if ((n == 1 && c[0] == '.') ||
+		    (n == 2 && c[0] == '.' && c[1] == '.'))
+			return 0;
+		c += n;
+	}
+	return 1;
+}
+
+/**
+ * share_name_ok() - a share name: a directory name and a virtio-fs tag
+ * @n:		name
+ *
+ * Return: 1 for 1 to CONF_SHARE_NAME_MAX of [A-Za-z0-9_.-], not starting
+ *	   with '.' or '-'
+ */
+static int share_name_ok(const char *n)
+{
+	size_t len = strlen(n);
+
+	return len && len <= CONF_SHARE_NAME_MAX && *n != '.' && *n != '-' &&
+	       strspn(n, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-") == len;
+}
+
+/**
+ * pool_add() - copy a string into the share pool
+ * @c:		configuration
+ * @str:	string
+ * @off:	set to its offset
+ *
+ * Return: 0, or -ENOSPC
+ */
+static int pool_add(struct conf *c, const char *str, unsigned int *off)
+{
+	size_t n = strlen(str) + 1;
+
+	if (n > sizeof(c->share_pool) - c->share_pool_used)
+		return -ENOSPC;
+	memcpy(c->share_pool + c->share_pool_used, str, n);
+	*off = c->share_pool_used;
+	c->share_pool_used += n;
+	return 0;
+}
+
+/**
+ * conf_share_find() - a share by name
+ * @c:		configuration
+ * @name:	share name
+ *
+ * Return: its index, -1 if there is none
+ */
+int conf_share_find(const struct conf *c, const char *name)
+{
+	int i;
+
+	for (i = 0; i < c->nshares; i++)
+		if (!strcmp(conf_str(c, c->share[i].name), name))
+			return i;
+	return -1;
+}
+
+/**
+ * conf_share_add() - validate and append a share
+ * @c:		configuration
+ * @name:	share name
+ * @host:	absolute host directory
+ * @guest:	absolute guest directory
+ * @ro:		read-only
+ * @fs:		transport
+ * @why:	set to what is wrong, on error
+ *
+ * Only the strings are checked here; whether @host exists is the
+ * caller's business (a configuration may name a directory that is made
+ * before the next start).
+ *
+ * Return: 0, or -EINVAL / -EEXIST / -ENOSPC with @why set
+ */
+int conf_share_add(struct conf *c, const char *name, const char *host,
+		   const char *guest, int ro, enum conf_share_fs fs,
+		   const char **why)
+{
+	struct conf_share sh = { .ro = ro, .fs = fs };
+	int i;
+
+	if (!share_name_ok(name)) {
+		*why = "a share name is 1 to 32 of A-Z a-z 0-9 _ . -, not starting with . or -";
+		return -EINVAL;
+	}
+	if (!path_ok(host) || !path_ok(guest)) {
+		*why = "host and guest directories must be absolute, without blanks or control characters";
+		return -EINVAL;
+	}
+	if (!guest_path_ok(guest)) {
+		*why = "the guest directory cannot be /, /host (the exchange directory) or below it, or have . or .. in it";
+		return -EINVAL;
+	}
+	for (i = 0; i < c->nshares; i++) {
+		if (!strcmp(conf_str(c, c->share[i].name), name)) {
+			*why = "a share of that name exists";
+			return -EEXIST;
+		}
+		if (!strcmp(conf_str(c, c->share[i].guest), guest)) {
+			*why = "another share is mounted on that guest directory";
+			return -EEXIST;
+		}
+	}
+	if (c->nshares >= CONF_MAX_SHARES || pool_add(c, name, &sh.name) ||
+	    pool_add(c, host, &sh.host) || pool_add(c, guest, &sh.guest)) {
+		*why = "too many shares (1024 at most, 256 KiB of names and paths)";
+		return -ENOSPC;
+	}
+	c->share[c->nshares++] = sh;
+	return 0;
+}
+
+/**
+ * conf_share_del() - forget a share (its strings stay in the pool until
+ *		      the configuration is written and read again)
+ * @c:		configuration
+ * @i:		its index
+ */
+void conf_share_del(struct conf *c, int i)
+{
+	memmove(&c->share[i], &c->share[i + 1],
+		(c->nshares - i - 1) * sizeof(c->share[0]));
+	c->nshares--;
+}
+
+/**
+ * conf_share_fs_name() - a transport as the file and the guest's table
+ *			  write it
+ * @fs:		transport
+ *
+ * Return: "hostfs" or "virtiofs"
+ */
+const char *conf_share_fs_name(enum conf_share_fs fs)
+{
+	return fs == SHARE_VIRTIOFS ? "virtiofs" : "hostfs";
+}
+
+/**
+ * share_parse() - "NAME HOSTDIR GUESTDIR [ro|rw] [hostfs|virtiofs]"
+ * @c:		configuration
+ * @v:		value
+ * @why:	set to what is wrong, on error
+ *
+ * Return: 0, or negative errno with @why set
+ */
+static int share_parse(struct conf *c, const char *v, const char **why)
+{
+	char buf[CONF_LINE_MAX], *f[6], *save;
+	enum conf_share_fs fs = SHARE_HOSTFS;
+	int n = 0, ro = 0, i;
+
+	if (copy_value(buf, sizeof(buf), v))
+		return -EINVAL;
+	for (f[n] = strtok_r(buf, " \t", &save); f[n] && n < 5;
+	     f[n] = strtok_r(NULL, " \t", &save))
+		n++;
+	if (n < 3 || f[n]) {
+		*why = "not NAME HOSTDIR GUESTDIR [ro] [virtiofs]";
+		return -EINVAL;
+	}
+	for (i = 3; i < n; i++) {
+		if (!strcmp(f[i], "ro") || !strcmp(f[i], "rw")) {
+			ro = f[i][1] == 'o';
+		} else if (!strcmp(f[i], "hostfs") ||
+			   !strcmp(f[i], "virtiofs")) {
+			fs = f[i][0] == 'v' ? SHARE_VIRTIOFS : SHARE_HOSTFS;
+		} else {
+			*why = "options are ro, rw, hostfs, virtiofs";
+			return -EINVAL;
+		}
+	}
+	return conf_share_add(c, f[0], f[1], f[2], ro, fs, why);
+}
+
 /* Bits for single-valued keys seen so far, to refuse duplicates */
 enum {
 	SEEN_IMAGE	= 1 << 0,
@@ -305,6 +522,11 @@ static int conf_set(struct conf *c, const char *key, const char *v,
 			return seterr(e, line,
 				      "usb: '%s' is not a bus id like 1-2.1", v);
 		c->nusb++;
+	} else if (!strcmp(key, "share")) {
+		const char *why = "";
+
+		if (share_parse(c, v, &why))
+			return seterr(e, line, "share: '%.64s': %s", v, why);
 	} else if (!strcmp(key, "exec")) {
 		ONCE(SEEN_EXEC);
 		if (!strcmp(v, "console"))
@@ -463,6 +685,14 @@ int conf_format(const struct conf *c, char *buf, size_t len)
 	if (c->exec != EXEC_CONSOLE)
 		OUT("exec = %s\n", c->exec == EXEC_NONE ? "none"
 						       : "debug-shell");
+	for (i = 0; i < c->nshares; i++) {
+		const struct conf_share *sh = &c->share[i];
+
+		OUT("share = %s %s %s%s%s\n", conf_str(c, sh->name),
+		    conf_str(c, sh->host), conf_str(c, sh->guest),
+		    sh->ro ? " ro" : "",
+		    sh->fs == SHARE_VIRTIOFS ? " virtiofs" : "");
+	}
 #undef OUT
 	return o;
 }

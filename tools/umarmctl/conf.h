@@ -16,7 +16,11 @@
 #define CONF_MAX_PORTS		32
 #define CONF_MAX_READY		4
 #define CONF_MAX_USB		8
-#define CONF_MAX_SIZE		(64 * 1024)
+#define CONF_MAX_SHARES		1024
+#define CONF_SHARE_POOL		(256 * 1024)	/* their names and paths */
+#define CONF_SHARE_NAME_MAX	32	/* virtio-fs tags take 36 bytes */
+/* 1024 shares of long paths, and the rest */
+#define CONF_MAX_SIZE		(CONF_SHARE_POOL + 64 * 1024)
 #define CONF_LINE_MAX		4096
 #define CONF_VALUE_MAX		1024
 
@@ -63,6 +67,28 @@ struct conf_port {
 	unsigned int guest;
 };
 
+enum conf_share_fs {
+	SHARE_HOSTFS,		/* UML's hostfs, under the exchange directory */
+	SHARE_VIRTIOFS,		/* virtiofsd over vhost-user (virtio_uml) */
+};
+
+/**
+ * struct conf_share - a host directory offered to the guest
+ * @name:	offset in share_pool: the share's name (its mount point
+ *		under the exchange directory, its virtio-fs tag)
+ * @host:	offset: absolute host directory
+ * @guest:	offset: absolute guest directory it is mounted on
+ * @ro:		read-only, on the host side too
+ * @fs:		transport
+ *
+ * Offsets, not pointers, so that a struct conf stays a plain value.
+ */
+struct conf_share {
+	unsigned int name, host, guest;
+	int ro;
+	enum conf_share_fs fs;
+};
+
 /**
  * struct conf - parsed instance configuration
  */
@@ -85,6 +111,10 @@ struct conf {
 	char usb[CONF_MAX_USB][32];
 	int nusb;
 	enum conf_exec exec;
+	struct conf_share share[CONF_MAX_SHARES];
+	int nshares;
+	char share_pool[CONF_SHARE_POOL];
+	size_t share_pool_used;
 };
 
 /**
@@ -104,5 +134,23 @@ int conf_format(const struct conf *c, char *buf, size_t len);
 int conf_port_parse(const char *s, struct conf_port *p);
 int conf_disk_parse(const char *s, struct conf_disk *d);
 const char *conf_net_name(const struct conf *c);
+int conf_share_add(struct conf *c, const char *name, const char *host,
+		   const char *guest, int ro, enum conf_share_fs fs,
+		   const char **why);
+int conf_share_find(const struct conf *c, const char *name);
+void conf_share_del(struct conf *c, int i);
+const char *conf_share_fs_name(enum conf_share_fs fs);
+
+/**
+ * conf_str() - a string of the share pool
+ * @c:		configuration
+ * @off:	offset, from struct conf_share
+ *
+ * Return: the string
+ */
+static inline const char *conf_str(const struct conf *c, unsigned int off)
+{
+	return c->share_pool + off;
+}
 
 #endif /* UMARM_CONF_H */

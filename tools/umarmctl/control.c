@@ -13,6 +13,7 @@
 #include <sys/un.h>
 
 #include "sup.h"
+#include "sharens.h"
 #include "log.h"
 #include "nif.h"
 #include "util.h"
@@ -110,6 +111,10 @@ static void client_line(struct sup *s, struct client *c, const char *line)
 			hotplug_stop(s, id);
 			publish_nif(s);
 		}
+	} else if (!strncmp(line, "share-add ", 10) ||
+		   !strncmp(line, "share-rm ", 9)) {
+		shares_request(s, line, reply, sizeof(reply));
+		ok = reply;
 	} else if (!strcmp(line, "ping")) {
 		ok = "OK\n";
 	} else {

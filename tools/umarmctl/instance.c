@@ -71,12 +71,13 @@ int conf_load(const struct inst *in, struct conf *c)
  */
 int conf_save(const struct inst *in, const struct conf *c)
 {
-	char buf[CONF_MAX_SIZE], dir[PATH_LEN];
+	char *buf = malloc(CONF_MAX_SIZE), dir[PATH_LEN];
 	int n, rc;
 
-	n = conf_format(c, buf, sizeof(buf));
+	n = buf ? conf_format(c, buf, CONF_MAX_SIZE) : -ENOMEM;
 	if (n < 0) {
 		err("%s: configuration too large", in->name);
+		free(buf);
 		return EX_FAIL;
 	}
 	/* System instances may run under their own account, which reads
@@ -87,6 +88,7 @@ int conf_save(const struct inst *in, const struct conf *c)
 	if (!rc)
 		rc = write_file_atomic(in->conf, buf, n,
 				       in->sc->user ? 0600 : 0644);
+	free(buf);
 	if (rc) {
 		err("%s: cannot write %s: %s", in->name, in->conf,
 		    strerror(-rc));

@@ -151,6 +151,7 @@ static void reap(struct sup *s)
 			publish_nif(s);
 		} else {
 			hotplug_reaped(s, pid, status);
+			vfsd_reaped(s, pid);
 		}
 	}
 }

@@ -369,11 +369,12 @@ static int spawn_passt(struct net *n, const struct inst *in, char **argv,
  * once it is set up: a connection in between is refused (seen as probe
  * error -111 of virtio-uml in the guest).  Connecting to find out would
  * use up passt's one client, so look for the listening flag
- * (__SO_ACCEPTCON) in /proc/net/unix instead.
+ * (__SO_ACCEPTCON) in /proc/net/unix instead.  virtiofsd's sockets are
+ * waited for the same way (vfsd.c).
  *
  * Return: 1 if listening, 0 if not (or unknown)
  */
-static int sock_listening(const char *path)
+int sock_listening(const char *path)
 {
 	char *t, *line, *save;
 	size_t plen = strlen(path);

@@ -51,6 +51,7 @@ int passt_has_vhost_user(void);
 int apparmor_enabled(void);
 int passt_apparmor(void);
 int kernel_config_opt(const char *kernel, const char *opt);
+int sock_listening(const char *path);
 int kernel_virtio_net(const char *kernel);
 int net_spawn_vhost_user(struct net *n, const struct inst *in,
 			 const char *sockname, const struct conf_port *ports,

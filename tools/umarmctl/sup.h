@@ -7,7 +7,7 @@
  * event loop and the stop state machine, control.c serves the control
  * socket, conslog.c the console log and its markers, hotplug.c the
  * hot-plugged interfaces, umlcmd.c builds and spawns the kernel's command
- * line.  Only supervise.h and ctl.h are for the rest of umarmctl.
+ * line, sharens.c and vfsd.c the shares.  Only supervise.h and ctl.h are for the rest of umarmctl.
  */
 
 #ifndef UMARM_SUP_H
@@ -21,9 +21,10 @@
 #include "nif.h"
 #include "paths.h"
 #include "state.h"
+#include "vfsd.h"
 
 #define MAX_CLIENTS		16
-#define MAX_UML_ARGS		(64 + CONF_MAX_DISKS)
+#define MAX_UML_ARGS		(64 + CONF_MAX_DISKS + VFSD_MAX)
 #define UML_ARGS_STORE		65536	/* bytes for their strings */
 #define CONSOLE_LOG_MAX		(4 << 20)	/* rotate to console.log.1 */
 #define HALT_TIMEOUT_MS		5000
@@ -86,6 +87,7 @@ struct hotplug {
  * @net:	the configured interface's passt (and relay)
  * @hp:		hot-plugged interfaces, by id (0 unused)
  * @next_plat:	next virtio-uml platform device id, never reused in a run
+ * @vfs:	virtiofsds of the virtio-fs shares (vfsd.c)
  * @cl:		control clients
  * @uml:	kernel pid (and process group)
  * @uml_status:	its wait status, once @uml_done
@@ -115,6 +117,7 @@ struct sup {
 	struct net net;
 	struct hotplug hp[NIF_MAX];
 	unsigned int next_plat;
+	struct vfsd vfs[VFSD_MAX];
 	struct client cl[MAX_CLIENTS];
 	pid_t uml;
 	int uml_status;

@@ -48,6 +48,7 @@
 
 #include "sup.h"
 #include "supervise.h"
+#include "sharens.h"
 #include "sysacct.h"
 #include "disk.h"
 #include "host.h"
@@ -273,6 +274,14 @@ static int sup_dirs(struct sup *s)
 	rm_rf(path);
 	mkdir_p(path, 0700);
 	inst_path(in, s->state_path, 1, STATE_FILE);
+	if (shares_check(in, s->c)) {
+		tell_starter(s, 0, EX_CONFIG, "a shared directory is missing");
+		return EX_CONFIG;
+	}
+	if (shares_prepare(in, s->c)) {
+		tell_starter(s, 0, EX_FAIL, "cannot prepare the shares");
+		return EX_FAIL;
+	}
 	return 0;
 }
 
@@ -340,6 +349,10 @@ static int sup_network(struct sup *s, const char *kernel)
 	/* virtio-uml.0 is the configured vhost-user interface, if any */
 	s->next_plat = 1;
 	publish_nif(s);
+	if (vfsd_start_all(s)) {
+		tell_starter(s, 0, EX_FAIL, "virtiofsd did not start");
+		return EX_FAIL;
+	}
 	return 0;
 }
 
@@ -445,6 +458,7 @@ static void sup_teardown(struct sup *s, int rc)
 
 	net_stop(&s->net);
 	hotplug_stop_all(s);
+	vfsd_stop_all(s);
 	if (s->uml > 0 && !s->uml_done) {
 		kill(-s->uml, SIGKILL);
 		waitpid(s->uml, NULL, 0);

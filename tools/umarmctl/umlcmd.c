@@ -19,6 +19,7 @@
 #include "child.h"
 #include "disk.h"
 #include "log.h"
+#include "sharens.h"
 #include "supervise.h"
 #include "util.h"
 
@@ -143,6 +144,8 @@ static int argv_channels(struct sup *s, struct argbuf *a)
 	}
 	ADD(a, "hostfs=%s/%s", in->state, EXCHANGE_DIR);
 	ADD(a, "umarm.hostfs=/");
+	/* the table and the hostfs shares, for the image's init (sharens.c) */
+	ADD(a, "umarm.shares=/%s", SHARES_DIR);
 	ADD(a, "umarm.name=%s", in->name);
 	return 0;
 }
@@ -169,6 +172,9 @@ static int argv_guest(struct sup *s, struct argbuf *a)
 		ADD(a, "%s", net);
 		ADD(a, "%s", dhcp);
 	}
+	for (r = 0; r < VFSD_MAX; r++)
+		if (vfsd_uml_arg(&s->vfs[r], net, sizeof(net)))
+			ADD(a, "%s", net);
 	snprintf(cmdline, sizeof(cmdline), "%s", s->c->cmdline);
 	for (tok = strtok_r(cmdline, " \t", &save); tok;
 	     tok = strtok_r(NULL, " \t", &save))
@@ -246,6 +252,8 @@ int spawn_uml(struct sup *s, char **argv, int cons, int exec)
 			dup2(exec, 4);
 			set_cloexec(4, 0);
 		}
+		if (shares_enter(s->in, s->c))
+			_exit(125);
 		if (chdir(s->in->state))
 			_exit(126);
 		execv(argv[0], argv);

@@ -49,6 +49,8 @@ static const struct verb verbs[] = {
 	  "port-forward NAME [[tcp:|udp:][ADDR:]HOST:GUEST [--remove]]" },
 	{ "net",	cmd_net,	NULL,
 	  "net add NAME [--port [tcp:|udp:][ADDR:]HOST:GUEST]...\nnet rm NAME [netN]\nnet list NAME" },
+	{ "share",	cmd_share,	NULL,
+	  "share add NAME HOSTDIR [GUESTDIR] [--ro] [--name SHARE] [--transport hostfs|virtiofs]\nshare rm NAME SHARE|GUESTDIR\nshare list NAME [-o json]" },
 	{ "usb",	cmd_usb,	NULL,
 	  "usb list\nusb attach NAME BUSID\nusb detach NAME BUSID" },
 	{ "mconsole",	cmd_mconsole,	NULL,

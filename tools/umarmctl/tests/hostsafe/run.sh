@@ -392,6 +392,27 @@ case_verb_help() {
 	want help.exec_nocmd 2 "$T/out" 'usage: +umarmctl exec NAME' u exec x
 }
 
+# case_share_cli - share add/rm/list refuse bad input, naming the fix;
+# a stopped instance's share is saved for the next start
+case_share_cli() {
+	mkinst sc || { fail share-cli "create failed"; return; }
+	mkdir -p "$T/share dir" "$T/sd"
+	want share.help 0 "$T/out" 'umarmctl share list NAME' u share --help
+	want share.usage 2 "$T/out" 'usage: +umarmctl share add NAME HOSTDIR' u share add sc
+	want share.missing 2 "$T/out" "nope: No such file or directory: create the directory first" u share add sc "$T/nope"
+	want share.blank 2 "$T/out" "without blanks" u share add sc "$T/share dir"
+	want share.guest_root 2 "$T/out" "cannot be /" u share add sc "$T/sd" /
+	want share.add 0 "$T/out" "sd: $T/sd on /mnt/sd \\(hostfs, ro\\), mounted at the next start" u share add sc "$T/sd" --ro
+	want share.dup_guest 2 "$T/out" "another share is mounted on that guest directory" u share add sc "$T/sd" /mnt/sd
+	want share.renamed 0 "$T/out" "sd-2: .* on /mnt/sd-2" u share add sc "$T/sd"
+	want share.list_json 0 "$T/out" '^\[\{"name":"sd","host":"[^"]*/sd","guest":"/mnt/sd","ro":true,"transport":"hostfs"\},\{"name":"sd-2"' u share list sc -o json
+	want share.conf 0 "$T/out" "^share = sd $T/sd /mnt/sd ro$" u config sc
+	want share.rm 0 "$T/out" "sd removed" u share rm sc /mnt/sd
+	want share.rm_unknown 2 "$T/out" "no share 'sd' \\('umarmctl share list sc'\\)" u share rm sc sd
+	want share.virtiofs_missing 6 "$T/out" "virtiofsd.*is missing: apt install virtiofsd" env UMARM_VIRTIOFSD="$T/no-virtiofsd" "$UMARMCTL" share add sc "$T/sd" /v --transport virtiofs
+	u rm sc >/dev/null 2>&1
+}
+
 # case_output_modes - -o json / --output json anywhere; -o table is a table
 case_output_modes() {
 	mkinst om || { fail output-modes "create failed"; return; }
@@ -510,7 +531,7 @@ case_default_flavour() {
 all="disk_rm_outside image_recipe_lookup resize_quote usb_busid modes
 daemon_fds status_other_user clone_race reap_race rename_race
 logs_escapes disk_symlinks verb_help output_modes status_stopped bad_values
-term_escapes missing_state already_starting default_flavour"
+term_escapes missing_state already_starting default_flavour share_cli"
 # shellcheck disable=SC2048,SC2086
 for c in ${*:-$all}; do
 	"case_$(echo "$c" | tr - _)"

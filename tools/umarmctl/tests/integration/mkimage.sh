@@ -7,6 +7,9 @@
 # tests exercise umarmctl the way real images will be used:
 #   - init prints UMARM_BOOT_OK on the console once booted;
 #   - umarm.hostfs=DIR on the kernel command line mounts DIR on /host;
+#   - umarm.shares=DIR: hostfs DIR/table lists the shares (umarmctl
+#     share), "NAME hostfs|virtiofs ro|rw GUESTDIR" a line, each mounted
+#     on GUESTDIR (hostfs DIR/NAME, or the virtio-fs tag NAME);
 #   - umarm.run=PATH runs PATH, prints "UMARM_RUN_DONE rc=N", powers off;
 #   - otherwise a root shell runs on the console (busybox init respawns
 #     it), and ctrl-alt-del (mconsole cad) powers off cleanly;
@@ -79,16 +82,31 @@ mount -t sysfs sys /sys
 mount -t devtmpfs dev /dev 2>/dev/null
 mount -t tmpfs tmp /tmp
 mount -o remount,rw /
-run= hfs= name=
+run= hfs= name= shares=
 for a in $(cat /proc/cmdline); do
 	case $a in
 	umarm.run=*) run=${a#umarm.run=} ;;
 	umarm.hostfs=*) hfs=${a#umarm.hostfs=} ;;
 	umarm.name=*) name=${a#umarm.name=} ;;
+	umarm.shares=*) shares=${a#umarm.shares=} ;;
 	esac
 done
 [ -n "$name" ] && hostname "$name"
 [ -n "$hfs" ] && mount -t hostfs -o "$hfs" hostfs /host
+if [ -n "$shares" ] && mkdir -p /tmp/.shares &&
+   mount -r -t hostfs -o "$shares" hostfs /tmp/.shares; then
+	while read -r sn sfs smode sdir; do
+		ro=
+		[ "$smode" = ro ] && ro=-r
+		mkdir -p "$sdir"
+		if [ "$sfs" = virtiofs ]; then
+			mount -t virtiofs $ro "$sn" "$sdir"
+		else
+			mount -t hostfs $ro -o "$shares/$sn" hostfs "$sdir"
+		fi || echo "UMARM_SHARE_ERROR $sn on $sdir"
+	done < /tmp/.shares/table
+	umount /tmp/.shares
+fi
 # vhost-user networking: a virtio device; its driver is a module
 if [ -d /lib/modules ] && grep -q '^virtio:d00000001v' /sys/bus/virtio/devices/*/modalias 2>/dev/null; then
 	modprobe virtio_net || echo "UMARM_TEST_WARN modprobe virtio_net failed"

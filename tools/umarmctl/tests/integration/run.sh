@@ -9,7 +9,9 @@
 # configuration, a missing image, a disk in use, networking through passt,
 # hot-plugged disks and network interfaces, the minimal and debian images'
 # DHCP at boot, the minimal image's usbip against a scripted usbipd, per-user instances run by
-# an ordinary user, hostfs rooted at the exchange directory, a system
+# an ordinary user, hostfs rooted at the exchange directory, host folder
+# shares (hostfs: read, write, read-only, symlinks out, renames across,
+# hot-add, 1000 of them; virtio-fs with a stand-in virtiofsd), a system
 # instance run by an unprivileged account as umarm@.service runs it.
 #
 # Kernel: $UMARM_KERNEL, else the team's dev build
@@ -903,6 +905,166 @@ if want user && [ "$(id -u)" = 0 ] && command -v runuser >/dev/null; then
 	else
 		echo "SKIP user: cannot create user umarmtest"
 	fi
+fi
+
+# shares: host folders through hostfs, each bind-mounted in the kernel's
+# own mount namespace under the exchange directory; the guest reaches them
+# and nothing else of the host
+if want shares; then
+	S=$T/sh
+	mkdir -p "$S/a" "$S/b" "$S/ro" "$S/hot" "$S/many"
+	echo from-host >"$S/a/f"
+	echo "SECRET-$$" >"$S/secret"
+	ln -s "$S/secret" "$S/a/abs"
+	ln -s ../secret "$S/a/rel"
+	ln -s / "$S/a/root"
+	u create sh1 --image "$image" --mem 128M >/dev/null 2>&1
+	expect shares.add 0 u share add sh1 "$S/a"
+	expect shares.add_ro 0 u share add sh1 "$S/ro" /ro --ro
+	expect shares.add_b 0 u share add sh1 "$S/b" /srv/b
+	expect shares.add_missing 2 u share add sh1 "$S/nope"
+	grep_out shares.add_missing.msg "create the directory first" "$T/err"
+	expect shares.add_same_guestdir 2 u share add sh1 "$S/hot" /srv/b
+	u -o json share list sh1 >"$T/o" 2>&1
+	grep_out shares.list_json "{\"name\":\"ro\",\"host\":\"$S/ro\",\"guest\":\"/ro\",\"ro\":true,\"transport\":\"hostfs\"}" "$T/o"
+	expect shares.start 0 u start sh1
+	# readable and writable both ways
+	u exec sh1 -- sh -c 'cat /mnt/a/f; echo from-guest >/mnt/a/g' >"$T/o" 2>&1
+	grep_out shares.read "^from-host$" "$T/o"
+	[ "$(cat "$S/a/g" 2>/dev/null)" = from-guest ] && pass shares.write ||
+		fail shares.write "no $S/a/g from the guest: $(head -c 300 "$T/o")"
+	# --ro: refused in the guest, and by the host's read-only bind once
+	# guest root remounts its mount rw or mounts the share again
+	u exec sh1 -- sh -c 'echo x >/ro/x; mount -o remount,rw /ro; echo y >/ro/y; mkdir -p /m; mount -t hostfs -o /shares/ro none /m && echo z >/m/z; umount /m' >"$T/o" 2>&1
+	if [ -n "$(ls -A "$S/ro")" ]; then
+		fail shares.ro "the guest wrote $(ls "$S/ro") into a read-only share"
+	else
+		grep_out shares.ro "Read-only file system" "$T/o"
+	fi
+	# symlinks in a share that point out of it resolve in the guest, and
+	# mounts through them or through ".." are refused: the host file
+	# never shows
+	u exec sh1 -- sh -c 'cat /mnt/a/abs /mnt/a/rel; cat /mnt/a/root'"$S"'/secret; mkdir -p /m; for p in /shares/a/abs /shares/a/root /shares/../../.. /../..; do mount -t hostfs -o $p none /m && { cat /m 2>&1; ls /m; cat /m'"$S"'/secret /m/secret; umount /m; }; done; echo symlinks-done' >"$T/o" 2>&1
+	if grep -q "SECRET-$$" "$T/o"; then
+		fail shares.symlink_out "the guest read the host file $S/secret"
+	else
+		grep_out shares.symlink_out "symlinks-done" "$T/o"
+	fi
+	# rename across two shares (EXDEV: mv copies and removes)
+	u exec sh1 -- sh -c 'echo moved >/mnt/a/mv && mv /mnt/a/mv /srv/b/mv && echo mv-ok' >"$T/o" 2>&1
+	if [ "$(cat "$S/b/mv" 2>/dev/null)" = moved ] && [ ! -e "$S/a/mv" ]; then
+		grep_out shares.rename_across "mv-ok" "$T/o"
+	else
+		fail shares.rename_across "$(find "$S/a" "$S/b" | tr '\n' ' '): $(head -c 300 "$T/o")"
+	fi
+	# hot-add to the running instance, and away again
+	echo hot >"$S/hot/h"
+	expect shares.hot_add 0 u share add sh1 "$S/hot" /hot --ro
+	u exec sh1 -- sh -c 'cat /hot/h; touch /hot/t' >"$T/o" 2>&1
+	grep_out shares.hot_read "^hot$" "$T/o"
+	[ ! -e "$S/hot/t" ] && pass shares.hot_ro || fail shares.hot_ro "the guest wrote $S/hot/t"
+	expect shares.hot_rm 0 u share rm sh1 /hot
+	u exec sh1 -- sh -c 'grep -c " /hot " /proc/mounts' >"$T/o" 2>&1
+	grep_out shares.hot_rm_unmounted "^0$" "$T/o"
+	u kill sh1 >/dev/null 2>&1
+	u rm sh1 >/dev/null 2>&1
+	# 1000 shares: added one by one, all mounted at boot
+	u create sh2 --image "$image" --mem 128M >/dev/null 2>&1
+	n=0
+	for i in $(seq 1000); do
+		mkdir -p "$S/many/$i" && echo "$i" >"$S/many/$i/v"
+		u share add sh2 "$S/many/$i" "/s/$i" --name "m$i" >/dev/null 2>&1 &&
+			n=$((n + 1))
+	done
+	[ "$n" = 1000 ] && pass shares.add_1000 || fail shares.add_1000 "$n added"
+	s=$(date +%s%N)
+	expect shares.start_1000 0 u start sh2
+	e=$(date +%s%N)
+	echo "  start-to-READY with 1000 shares: $(( (e - s) / 1000000 )) ms"
+	u exec sh2 -- sh -c 'grep -c " /s/[0-9]* hostfs " /proc/mounts; cat /s/1/v /s/1000/v' >"$T/o" 2>&1
+	if [ "$(tr '\n' ' ' <"$T/o")" = "1000 1 1000 " ]; then
+		pass shares.boot_1000
+	else
+		fail shares.boot_1000 "$(head -c 300 "$T/o")"
+	fi
+	u kill sh2 >/dev/null 2>&1
+	u rm sh2 >/dev/null 2>&1
+fi
+
+# kernel_has KERNEL OPT - y, m or n as the configuration next to KERNEL
+# says (n without one)
+kernel_has() {
+	_c=$(dirname "$1")/config
+	[ -f "$_c" ] || _c=$(dirname "$1")/.config
+	sed -n "s/^CONFIG_$2=\\([ym]\\)$/\\1/p" "$_c" 2>/dev/null | grep . || echo n
+}
+
+# virtiofs: the supervisor's side of virtio-fs shares.  Debian 12 has no
+# virtiofsd and our kernels no CONFIG_VIRTIO_FS, so a stand-in serves the
+# vhost-user socket (passt --vhost-user: the handshake virtio_uml makes is
+# the same for every device type) and the guest is checked for a virtio
+# device of type 26 (VIRTIO_ID_FS), plugged at boot and hot-plugged; a
+# real mount only with $UMARM_VIRTIOFS_REAL=1 (a virtiofsd and a kernel
+# with virtio-fs).
+if want virtiofs; then
+	V=$T/vfs
+	mkdir -p "$V/boot" "$V/hot" "$V/vk"
+	echo data >"$V/boot/f"
+	if [ "${UMARM_VIRTIOFS_REAL:-0}" = 1 ]; then
+		vk=$kernel vfsd=${UMARM_VIRTIOFSD:-/usr/libexec/virtiofsd}
+	else
+		cat >"$V/virtiofsd" <<'EOS'
+#!/bin/sh
+# stand-in for virtiofsd: a vhost-user backend on --socket-path
+for a; do case $a in --socket-path=*) s=${a#--socket-path=} ;; esac; done
+exec passt --foreground --quiet --vhost-user --socket "$s" --one-off
+EOS
+		chmod 755 "$V/virtiofsd"
+		# share add checks the kernel's configuration for virtio-fs
+		ln -s "$kernel" "$V/vk/linux"
+		printf '\nCONFIG_VIRTIO_UML=y\nCONFIG_VIRTIO_FS=y\n' >"$V/vk/config"
+		vk=$V/vk/linux vfsd=$V/virtiofsd
+	fi
+	# shellcheck disable=SC2317 # called through expect
+	uv() { UMARM_KERNEL=$vk UMARM_VIRTIOFSD=$vfsd "$UMARMCTL" "$@"; }
+	u create vf1 --image "$image" --mem 128M >/dev/null 2>&1
+	expect virtiofs.no_virtiofsd 6 env UMARM_VIRTIOFSD="$V/none" "$UMARMCTL" share add vf1 "$V/boot" --transport virtiofs
+	grep_out virtiofs.no_virtiofsd.msg "apt install virtiofsd" "$T/err"
+	if [ "$(kernel_has "$kernel" VIRTIO_FS)" = n ]; then
+		expect virtiofs.kernel_refused 6 env UMARM_KERNEL="$kernel" UMARM_VIRTIOFSD=/bin/true "$UMARMCTL" share add vf1 "$V/boot" --transport virtiofs
+		grep_out virtiofs.kernel_refused.msg "has no CONFIG_VIRTIO_FS, so the guest cannot mount virtio-fs: share with --transport hostfs" "$T/err"
+	fi
+	if ! command -v passt >/dev/null && [ "${UMARM_VIRTIOFS_REAL:-0}" != 1 ]; then
+		skip virtiofs "no passt for the stand-in virtiofsd"
+	else
+		expect virtiofs.add 0 uv share add vf1 "$V/boot" /vboot --transport virtiofs
+		expect virtiofs.start 0 uv start vf1
+		pgrep -f -- "--socket $T/run/vf1/fs-boot.sock" >/dev/null 2>&1 ||
+			pgrep -f -- "--socket-path=$T/run/vf1/fs-boot.sock" >/dev/null 2>&1 &&
+			pass virtiofs.daemon || fail virtiofs.daemon "no virtiofsd on $T/run/vf1/fs-boot.sock"
+		u exec vf1 -- sh -c 'cat /sys/bus/virtio/devices/*/device' >"$T/o" 2>&1
+		[ "$(grep -c '^0x001a$' "$T/o")" = 1 ] && pass virtiofs.boot_device ||
+			fail virtiofs.boot_device "virtio devices: $(tr '\n' ' ' <"$T/o")"
+		if [ "${UMARM_VIRTIOFS_REAL:-0}" = 1 ]; then
+			expect virtiofs.hot_add 0 uv share add vf1 "$V/hot" /vhot --transport virtiofs --ro
+			u exec vf1 -- sh -c 'cat /vboot/f; touch /vhot/x' >"$T/o" 2>&1
+			grep_out virtiofs.read "^data$" "$T/o"
+			[ ! -e "$V/hot/x" ] && pass virtiofs.ro || fail virtiofs.ro "wrote $V/hot/x"
+		else
+			# plugged; the guest kernel has no virtiofs to mount it
+			expect virtiofs.hot_add 1 uv share add vf1 "$V/hot" /vhot --transport virtiofs --ro
+			grep_out virtiofs.hot_add.msg "the guest did not mount it on /vhot" "$T/err"
+		fi
+		# the guest probes a hot-plugged device asynchronously
+		u exec vf1 -- sh -c 'for i in $(seq 50); do [ "$(grep -lx 0x001a /sys/bus/virtio/devices/*/device | wc -l)" = 2 ] && break; sleep 0.1; done; cat /sys/bus/virtio/devices/*/device' >"$T/o" 2>&1
+		[ "$(grep -c '^0x001a$' "$T/o")" = 2 ] && pass virtiofs.hot_device ||
+			fail virtiofs.hot_device "virtio devices: $(tr '\n' ' ' <"$T/o")"
+		expect virtiofs.stop 0 u stop vf1
+		pgrep -f -- "$T/run/vf1/fs-" >/dev/null 2>&1 &&
+			fail virtiofs.daemons_gone "a virtiofsd outlived its instance" ||
+			pass virtiofs.daemons_gone
+	fi
+	u rm vf1 >/dev/null 2>&1
 fi
 
 # guest-text: what a guest writes to /proc/mconsole reaches the state files

@@ -67,7 +67,9 @@ static void test_conf(void)
 		   "ready-timeout = 30\n"
 		   "stop-timeout = 5\n"
 		   "cmdline = quiet loglevel=3 seccomp=on\n"
-		   "usb = 1-2.1\n", &c, &e);
+		   "usb = 1-2.1\n"
+		   "share = src /home/u/src /src\n"
+		   "share = data.1 /srv/x /mnt/x ro virtiofs\n", &c, &e);
 	CHECK("conf.valid", rc == 0, "rc=%d line %d: %s", rc, e.line, e.msg);
 	CHECK("conf.values", !strcmp(c.image, "minimal") &&
 	      !strcmp(c.flavour, "16k") && c.memory == 512ULL << 20 &&
@@ -83,13 +85,22 @@ static void test_conf(void)
 	      c.nready == 1 && c.ready_timeout == 30 && c.stop_timeout == 5 &&
 	      !strcmp(c.cmdline, "quiet loglevel=3 seccomp=on") &&
 	      c.nusb == 1, "values differ");
+	CHECK("conf.shares", c.nshares == 2 &&
+	      !strcmp(conf_str(&c, c.share[0].name), "src") &&
+	      !strcmp(conf_str(&c, c.share[0].host), "/home/u/src") &&
+	      !strcmp(conf_str(&c, c.share[0].guest), "/src") &&
+	      !c.share[0].ro && c.share[0].fs == SHARE_HOSTFS &&
+	      c.share[1].ro && c.share[1].fs == SHARE_VIRTIOFS &&
+	      conf_share_find(&c, "data.1") == 1, "shares differ");
 
 	n = conf_format(&c, big, sizeof(big));
 	rc = n > 0 ? (conf_defaults(&d), conf_parse(&d, big, n, &e)) : -1;
 	CHECK("conf.roundtrip", !rc && d.memory == c.memory &&
 	      d.nports == 2 && !strcmp(d.disk[0].base, c.disk[0].base) &&
 	      d.port[1].udp && !strcmp(d.cmdline, c.cmdline) &&
-	      d.net_backend == NETB_RELAY,
+	      d.net_backend == NETB_RELAY && d.nshares == 2 &&
+	      d.share[1].ro && d.share[1].fs == SHARE_VIRTIOFS &&
+	      !strcmp(conf_str(&d, d.share[1].guest), "/mnt/x"),
 	      "rc=%d: %s\n%s", rc, e.msg, big);
 
 	rc = parse("disk0 = r.img\n", &c, &e);
@@ -129,6 +140,17 @@ static void test_conf(void)
 	BAD("conf.bad_usb", "usb = ../x\n", 1, "bus id");
 	BAD("conf.bad_exec", "exec = ssh\n", 1, "console, debug-shell or none");
 	BAD("conf.no_root", "memory = 1G\n", 0, "no root disk");
+	BAD("conf.share_fields", "share = a /x\n", 1, "NAME HOSTDIR GUESTDIR");
+	BAD("conf.share_relative", "share = a x /x\n", 1, "absolute");
+	BAD("conf.share_guest_root", "share = a /x /\n", 1, "cannot be /");
+	BAD("conf.share_guest_host", "share = a /x /host/y\n", 1, "/host");
+	BAD("conf.share_dotdot", "share = a /x /y/../z\n", 1, "..");
+	BAD("conf.share_name", "share = .a /x /y\n", 1, "share name");
+	BAD("conf.share_option", "share = a /x /y rw,ro\n", 1, "options");
+	BAD("conf.share_dup", "share = a /x /y\nshare = a /z /w\n", 2,
+	    "exists");
+	BAD("conf.share_same_guest", "share = a /x /y\nshare = b /z /y\n",
+	    2, "another share");
 	rc = parse("disk0 = a\nmemory = 1G\0\n", &c, &e);
 	conf_defaults(&c);
 	rc = conf_parse(&c, "disk0 = a\n\0x", 12, &e);

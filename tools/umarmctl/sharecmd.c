@@ -1,0 +1,401 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* umarmctl - manage User-Mode Linux instances
+ *
+ * sharecmd.c - share add/rm/list: host directories offered to the guest
+ *
+ * A share is a 'share =' line of the configuration (umarm.conf(5)): the
+ * image's init mounts every share at boot, from the table the supervisor
+ * writes (sharens.c).  On a running instance "share add" also asks the
+ * supervisor to make the host side ("share-add": a bind mount in the
+ * kernel's namespace for hostfs, a virtiofsd hot-plugged through mconsole
+ * for virtio-fs) and then mounts it in the guest through the exec channel,
+ * as "net rm" unbinds there; "share rm" does the same backwards.
+ */
+
+#define _GNU_SOURCE
+#include <errno.h>
+#include <libgen.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+
+#include "cmd.h"
+#include "lock.h"
+#include "log.h"
+#include "supervise.h"
+#include "text.h"
+#include "util.h"
+#include "vfsd.h"
+
+#define SHARE_GUEST_TIMEOUT_S	60
+
+/**
+ * struct share_args - what "share add" was given
+ * @inst:	instance name
+ * @host:	host directory, as typed
+ * @guest:	guest directory, NULL for /mnt/SHARE
+ * @name:	--name, NULL to derive it from @host
+ * @ro:		--ro
+ * @fs:		--transport
+ */
+struct share_args {
+	const char *inst, *host, *guest, *name;
+	int ro;
+	enum conf_share_fs fs;
+};
+
+/**
+ * add_args() - parse "NAME HOSTDIR [GUESTDIR] [--ro] [--name SHARE]
+ *		[--transport hostfs|virtiofs]"
+ * @argc:	arguments after "add"
+ * @argv:	arguments
+ * @a:		parsed
+ *
+ * Return: 0, or -EINVAL
+ */
+static int add_args(int argc, char **argv, struct share_args *a)
+{
+	const char *pos[3] = { NULL, NULL, NULL };
+	int i, npos = 0;
+
+	memset(a, 0, sizeof(*a));
+	for (i = 0; i < argc; i++) {
+		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+
+		if (!strcmp(argv[i], "--ro") || !strcmp(argv[i], "--read-only")) {
+			a->ro = 1;
+		} else if (!strcmp(argv[i], "--name") && v) {
+			a->name = argv[++i];
+		} else if (!strcmp(argv[i], "--transport") && v) {
+			if (!strcmp(v, "virtiofs"))
+				a->fs = SHARE_VIRTIOFS;
+			else if (strcmp(v, "hostfs"))
+				return -EINVAL;
+			i++;
+		} else if (argv[i][0] == '-' || npos == 3) {
+			return -EINVAL;
+		} else {
+			pos[npos++] = argv[i];
+		}
+	}
+	if (npos < 2)
+		return -EINVAL;
+	a->inst = pos[0];
+	a->host = pos[1];
+	a->guest = pos[2];
+	return 0;
+}
+
+/**
+ * derive_name() - a share name from the host directory's last component
+ * @c:		configuration, whose names it must not repeat
+ * @host:	absolute host directory
+ * @buf:	output, CONF_SHARE_NAME_MAX + 1
+ *
+ * Characters a name cannot hold become '_'; "-2", "-3" ... follow a name
+ * that is taken.
+ */
+static void derive_name(const struct conf *c, const char *host, char *buf)
+{
+	char base[CONF_SHARE_NAME_MAX + 1], *b;
+	const char *p = strrchr(host, '/');
+	int n;
+
+	snprintf(base, sizeof(base) - 3, "%s", p && p[1] ? p + 1 : "root");
+	for (b = base; *b; b++)
+		if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-", *b) ||
+		    (b == base && (*b == '.' || *b == '-')))
+			*b = '_';
+	snprintf(buf, CONF_SHARE_NAME_MAX + 1, "%s", base);
+	for (n = 2; conf_share_find(c, buf) >= 0 && n < 100000; n++)
+		snprintf(buf, CONF_SHARE_NAME_MAX + 1, "%.26s-%d", base, n);
+}
+
+/**
+ * guest_mount() - mount (or unmount) a share in the running guest
+ * @in:		instance
+ * @c:		configuration
+ * @i:		the share
+ * @add:	mount (1) or unmount (0)
+ *
+ * Return: 0, or the exec's non-zero exit status
+ */
+static int guest_mount(const struct inst *in, const struct conf *c, int i,
+		       int add)
+{
+	const struct conf_share *sh = &c->share[i];
+	char guest[4 * CONF_VALUE_MAX], line[2 * sizeof(guest) + 256];
+	char *sh_argv[] = { "sh", "-c", line };
+	const char *name = conf_str(c, sh->name);
+
+	if (sh_quote(conf_str(c, sh->guest), guest, sizeof(guest)))
+		return -ENAMETOOLONG;
+	if (!add)
+		snprintf(line, sizeof(line),
+			 "umount %s 2>/dev/null || umount -l %s", guest,
+			 guest);
+	else if (sh->fs == SHARE_VIRTIOFS)
+		snprintf(line, sizeof(line),
+			 "mkdir -p %s && mount -t virtiofs %s %s %s",
+			 guest, name, guest, sh->ro ? "-o ro" : "");
+	else
+		snprintf(line, sizeof(line),
+			 "mkdir -p %s && mount -t hostfs -o /%s/%s %s none %s",
+			 guest, SHARES_DIR, name, sh->ro ? "-r" : "", guest);
+	return exec_in_guest(in, sh_argv, 3, 0, SHARE_GUEST_TIMEOUT_S);
+}
+
+/**
+ * add_check() - refuse what cannot work, before the file changes
+ * @in:		instance
+ * @a:		arguments
+ * @c:		its configuration
+ * @host:	set to the host directory, resolved
+ *
+ * Return: 0, or an exit code (message printed)
+ */
+static int add_check(const struct inst *in, const struct share_args *a,
+		     const struct conf *c, char *host)
+{
+	struct stat st;
+
+	if (!realpath(a->host, host) || stat(host, &st)) {
+		err("%s: %s: %s: create the directory first", in->name,
+		    a->host, strerror(errno));
+		return EX_USAGE;
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		err("%s: %s is not a directory: a share is a directory", in->name,
+		    a->host);
+		return EX_USAGE;
+	}
+	if (a->fs == SHARE_VIRTIOFS)
+		return vfsd_usable(in, c);
+	return 0;
+}
+
+/**
+ * share_add() - umarmctl share add NAME HOSTDIR [GUESTDIR] [--ro] ...
+ * @x:		global options
+ * @argc:	arguments after "add"
+ * @argv:	arguments
+ *
+ * Return: exit code
+ */
+static int share_add(struct ctx *x, int argc, char **argv)
+{
+	char host[PATH_MAX], name[CONF_SHARE_NAME_MAX + 1], guest[PATH_LEN];
+	char req[64 + CONF_SHARE_NAME_MAX], reply[600];
+	struct share_args a;
+	const char *why = "";
+	struct inst in;
+	struct conf *c = malloc(sizeof(*c));
+	int rc, lock = -1;
+
+	if (!c)
+		return EX_FAIL;
+	if (add_args(argc, argv, &a)) {
+		usage_error("share");
+		free(c);
+		return EX_USAGE;
+	}
+	rc = inst_open(x, a.inst, &in, c);
+	if (!rc)
+		rc = add_check(&in, &a, c, host);
+	if (!rc) {
+		lock = lock_ops(&in);
+		rc = lock < 0 ? EX_STATE : conf_load(&in, c);
+	}
+	if (rc)
+		goto out;
+	if (a.name)
+		snprintf(name, sizeof(name), "%s", a.name);
+	else
+		derive_name(c, host, name);
+	snprintf(guest, sizeof(guest), "%s", a.guest ? a.guest : "/mnt/");
+	if (!a.guest)
+		strncat(guest, name, sizeof(guest) - strlen(guest) - 1);
+	if (conf_share_add(c, a.name ? a.name : name, host, guest, a.ro, a.fs,
+			   &why)) {
+		err("%s: share %s: %s", in.name, name, why);
+		rc = EX_USAGE;
+		goto out;
+	}
+	rc = conf_save(&in, c);
+	if (rc || !inst_running(&in))
+		goto done;
+	snprintf(req, sizeof(req), "share-add %s", name);
+	rc = ctl_request(&in, req, reply, sizeof(reply));
+	if (rc) {
+		err("%s: the host side of share %s failed: %s; not added",
+		    in.name, name, rc == -EIO ? reply : strerror(-rc));
+		conf_share_del(c, c->nshares - 1);
+		conf_save(&in, c);
+		rc = EX_FAIL;
+		goto out;
+	}
+	if (guest_mount(&in, c, c->nshares - 1, 1)) {
+		err("%s: share %s is ready on the host, but the guest did not mount it on %s: see the line above, or mount it there yourself (umarmctl(1), SHARES)",
+		    in.name, name, guest);
+		rc = EX_FAIL;
+		goto out;
+	}
+done:
+	if (!rc)
+		printf("%s: %s on %s (%s, %s)%s\n", name, host, guest,
+		       conf_share_fs_name(a.fs), a.ro ? "ro" : "rw",
+		       inst_running(&in) ? "" : ", mounted at the next start");
+out:
+	if (lock >= 0)
+		lock_release(lock);
+	free(c);
+	return rc;
+}
+
+/**
+ * share_rm() - umarmctl share rm NAME SHARE|GUESTDIR
+ * @x:		global options
+ * @argc:	arguments after "rm"
+ * @argv:	arguments
+ *
+ * Return: exit code
+ */
+static int share_rm(struct ctx *x, int argc, char **argv)
+{
+	struct conf *c = malloc(sizeof(*c));
+	char req[64 + CONF_SHARE_NAME_MAX], name[CONF_SHARE_NAME_MAX + 1];
+	char reply[600];
+	int rc, lock = -1, i, running;
+	struct inst in;
+
+	if (!c)
+		return EX_FAIL;
+	if (argc != 2) {
+		usage_error("share");
+		free(c);
+		return EX_USAGE;
+	}
+	rc = inst_open(x, argv[0], &in, c);
+	if (!rc) {
+		lock = lock_ops(&in);
+		rc = lock < 0 ? EX_STATE : conf_load(&in, c);
+	}
+	if (rc)
+		goto out;
+	i = conf_share_find(c, argv[1]);
+	for (int j = 0; i < 0 && j < c->nshares; j++)
+		if (!strcmp(conf_str(c, c->share[j].guest), argv[1]))
+			i = j;
+	if (i < 0) {
+		err("%s: no share '%s' ('umarmctl share list %s')", in.name,
+		    argv[1], in.name);
+		rc = EX_USAGE;
+		goto out;
+	}
+	snprintf(name, sizeof(name), "%s", conf_str(c, c->share[i].name));
+	running = inst_running(&in);
+	if (running && guest_mount(&in, c, i, 0))
+		warn("%s: the guest did not unmount %s", in.name,
+		     conf_str(c, c->share[i].guest));
+	conf_share_del(c, i);
+	rc = conf_save(&in, c);
+	if (rc || !running)
+		goto done;
+	snprintf(req, sizeof(req), "share-rm %s", name);
+	rc = ctl_request(&in, req, reply, sizeof(reply));
+	if (rc) {
+		err("%s: share %s: the supervisor did not take it away: %s",
+		    in.name, name, rc == -EIO ? reply : strerror(-rc));
+		rc = EX_FAIL;
+		goto out;
+	}
+done:
+	if (!rc)
+		printf("%s removed\n", name);
+out:
+	if (lock >= 0)
+		lock_release(lock);
+	free(c);
+	return rc;
+}
+
+/**
+ * share_list() - umarmctl share list NAME [-o json]
+ * @x:		global options
+ * @argc:	arguments after "list"
+ * @argv:	arguments
+ *
+ * Return: exit code
+ */
+static int share_list(struct ctx *x, int argc, char **argv)
+{
+	struct conf *c = malloc(sizeof(*c));
+	struct inst in;
+	int rc, i;
+
+	if (!c)
+		return EX_FAIL;
+	if (argc != 1) {
+		usage_error("share");
+		free(c);
+		return EX_USAGE;
+	}
+	rc = inst_open(x, argv[0], &in, c);
+	if (rc) {
+		free(c);
+		return rc;
+	}
+	if (x->json)
+		putchar('[');
+	else
+		printf("%-16s %-9s %-3s %-24s %s\n", "SHARE", "TRANSPORT",
+		       "RO", "GUEST", "HOST");
+	for (i = 0; i < c->nshares; i++) {
+		const struct conf_share *sh = &c->share[i];
+
+		if (x->json) {
+			printf("%s{\"name\":", i ? "," : "");
+			json_str(conf_str(c, sh->name));
+			printf(",\"host\":");
+			json_str(conf_str(c, sh->host));
+			printf(",\"guest\":");
+			json_str(conf_str(c, sh->guest));
+			printf(",\"ro\":%s,\"transport\":\"%s\"}",
+			       sh->ro ? "true" : "false",
+			       conf_share_fs_name(sh->fs));
+		} else {
+			printf("%-16s %-9s %-3s %-24s %s\n",
+			       conf_str(c, sh->name),
+			       conf_share_fs_name(sh->fs), sh->ro ? "ro" : "rw",
+			       conf_str(c, sh->guest), conf_str(c, sh->host));
+		}
+	}
+	if (x->json)
+		printf("]\n");
+	free(c);
+	return 0;
+}
+
+/**
+ * cmd_share() - umarmctl share add|rm|list ...
+ * @x:		global options
+ * @argc:	arguments after the verb
+ * @argv:	arguments
+ *
+ * Return: exit code
+ */
+int cmd_share(struct ctx *x, int argc, char **argv)
+{
+	if (argc >= 1 && !strcmp(argv[0], "add"))
+		return share_add(x, argc - 1, argv + 1);
+	if (argc >= 1 && (!strcmp(argv[0], "rm") ||
+			  !strcmp(argv[0], "remove")))
+		return share_rm(x, argc - 1, argv + 1);
+	if (argc >= 1 && !strcmp(argv[0], "list"))
+		return share_list(x, argc - 1, argv + 1);
+	usage_error("share");
+	return EX_USAGE;
+}
