@@ -41,7 +41,8 @@
 #include <unistd.h>
 #include <sys/stat.h>
 
-#include "cmd.h"
+#include "inst.h"
+#include "ctl.h"
 #include "job.h"
 #include "lock.h"
 #include "log.h"

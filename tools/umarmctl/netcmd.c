@@ -39,6 +39,7 @@
 #include <unistd.h>
 
 #include "cmd.h"
+#include "ctl.h"
 #include "lock.h"
 #include "log.h"
 #include "mconsole.h"
