@@ -46,7 +46,6 @@
 #include "net.h"
 #include "nif.h"
 #include "state.h"
-#include "supervise.h"
 #include "text.h"
 #include "util.h"
 
