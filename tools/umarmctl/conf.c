@@ -377,6 +377,263 @@ static int share_parse(struct conf *c, const char *v, const char **why)
 	return conf_share_add(c, f[0], f[1], f[2], ro, fs, why);
 }
 
+/* A word a key may take, and the enum value it stands for */
+struct conf_word {
+	const char *word;
+	int value;
+};
+
+/**
+ * conf_word() - look up a value among the words its key may take
+ * @key:	key, for the error
+ * @v:		value
+ * @words:	the words, in the order the error names them, NULL-ended
+ * @line:	line number, for errors
+ * @e:		error details
+ *
+ * Return: the word's value, or -EINVAL with @e filled ("KEY: 'V' is not
+ *	   A, B or C")
+ */
+static int conf_word(const char *key, const char *v,
+		     const struct conf_word *words, int line,
+		     struct conf_error *e)
+{
+	char list[80] = "";
+	size_t o = 0;
+	int i;
+
+	for (i = 0; words[i].word; i++) {
+		if (!strcmp(v, words[i].word))
+			return words[i].value;
+	}
+	for (i = 0; words[i].word && o < sizeof(list); i++)
+		o += snprintf(list + o, sizeof(list) - o, "%s%s",
+			      !i ? "" : words[i + 1].word ? ", " : " or ",
+			      words[i].word);
+	return seterr(e, line, "%s: '%s' is not %s", key, v, list);
+}
+
+/*
+ * The setters of conf_keys[]: each validates one key's value and stores
+ * it, so that a file and "create --KEY" say the same things about it.
+ * They take the key as written ("flavor" is "flavour"), the value with
+ * blanks trimmed, the line number for errors, and return 0, or -EINVAL
+ * with @e filled.
+ */
+
+/* image = NAME or FILE: the base image, by name (image.c) or path */
+static int set_image(struct conf *c, const char *key, const char *v,
+		     int line, struct conf_error *e)
+{
+	(void)key;
+	if (copy_value(c->image, sizeof(c->image), v))
+		return seterr(e, line, "image: value too long");
+	return 0;
+}
+
+/* flavour = 4k|16k: which kernel build, by the page size it runs on */
+static int set_flavour(struct conf *c, const char *key, const char *v,
+		       int line, struct conf_error *e)
+{
+	(void)key;
+	if (strcmp(v, "4k") && strcmp(v, "16k"))
+		return seterr(e, line, "flavour: '%s' is not 4k or 16k", v);
+	strcpy(c->flavour, v);
+	return 0;
+}
+
+/* memory = SIZE: the guest's RAM, within what UML can map */
+static int set_memory(struct conf *c, const char *key, const char *v,
+		      int line, struct conf_error *e)
+{
+	uint64_t m;
+
+	(void)key;
+	if (parse_size(v, &m) || m < MIN_MEMORY || m > MAX_MEMORY)
+		return seterr(e, line,
+			      "memory: '%s' is not a size between 16M and 1T (e.g. 512M)",
+			      v);
+	c->memory = m;
+	return 0;
+}
+
+/* cpus = N: virtual CPUs */
+static int set_cpus(struct conf *c, const char *key, const char *v,
+		    int line, struct conf_error *e)
+{
+	unsigned long n;
+
+	(void)key;
+	if (parse_uint(v, MAX_CPUS, &n) || !n)
+		return seterr(e, line,
+			      "cpus: '%s' is not a number from 1 to %d",
+			      v, MAX_CPUS);
+	c->cpus = n;
+	return 0;
+}
+
+/* kernel = FILE: a kernel other than the flavour's packaged one */
+static int set_kernel(struct conf *c, const char *key, const char *v,
+		      int line, struct conf_error *e)
+{
+	(void)key;
+	if (copy_value(c->kernel, sizeof(c->kernel), v))
+		return seterr(e, line, "kernel: path too long");
+	return 0;
+}
+
+/* diskN = FILE[,BACKING]: one of UML's ubd devices, disk0 the root */
+static int set_disk(struct conf *c, const char *key, const char *v,
+		    int line, struct conf_error *e)
+{
+	unsigned long n;
+
+	if (parse_uint(key + 4, CONF_MAX_DISKS - 1, &n) ||
+	    (key[4] == '0' && key[5]))
+		return seterr(e, line, "'%s': disks are disk0 to disk%d", key,
+			      CONF_MAX_DISKS - 1);
+	if (c->disk[n].set)
+		return seterr(e, line, "'%s' set twice", key);
+	if (conf_disk_parse(v, &c->disk[n]))
+		return seterr(e, line, "%s: '%s' is not FILE or FILE,BACKING",
+			      key, v);
+	return 0;
+}
+
+/* network = none|passt */
+static int set_network(struct conf *c, const char *key, const char *v,
+		       int line, struct conf_error *e)
+{
+	static const struct conf_word words[] = {
+		{ "none", NET_NONE }, { "passt", NET_PASST }, { NULL, 0 },
+	};
+	int w = conf_word(key, v, words, line, e);
+
+	if (w < 0)
+		return w;
+	c->net = w;
+	return 0;
+}
+
+/* network-backend = auto|vhost-user|relay: how passt reaches the guest */
+static int set_network_backend(struct conf *c, const char *key,
+			       const char *v, int line, struct conf_error *e)
+{
+	static const struct conf_word words[] = {
+		{ "auto", NETB_AUTO }, { "vhost-user", NETB_VHOST_USER },
+		{ "relay", NETB_RELAY }, { NULL, 0 },
+	};
+	int w = conf_word(key, v, words, line, e);
+
+	if (w < 0)
+		return w;
+	c->net_backend = w;
+	return 0;
+}
+
+/* port = [tcp:|udp:][ADDR:]HOST:GUEST, repeatable: passt's forwards */
+static int set_port(struct conf *c, const char *key, const char *v,
+		    int line, struct conf_error *e)
+{
+	(void)key;
+	if (c->nports >= CONF_MAX_PORTS)
+		return seterr(e, line, "port: more than %d forwards",
+			      CONF_MAX_PORTS);
+	if (conf_port_parse(v, &c->port[c->nports]))
+		return seterr(e, line,
+			      "port: '%s' is not [tcp:|udp:][ADDR:]HOST:GUEST",
+			      v);
+	c->nports++;
+	return 0;
+}
+
+/* ready = TEXT, repeatable: console lines that mean the guest is up */
+static int set_ready(struct conf *c, const char *key, const char *v,
+		     int line, struct conf_error *e)
+{
+	(void)key;
+	if (c->nready >= CONF_MAX_READY)
+		return seterr(e, line, "ready: more than %d markers",
+			      CONF_MAX_READY);
+	if (!*v || copy_value(c->ready[c->nready], sizeof(c->ready[0]), v))
+		return seterr(e, line,
+			      "ready: marker empty or longer than 127");
+	c->nready++;
+	return 0;
+}
+
+/* ready-timeout, stop-timeout = SECONDS: how long boot and stop may take */
+static int set_timeout(struct conf *c, const char *key, const char *v,
+		       int line, struct conf_error *e)
+{
+	unsigned long n;
+
+	if (parse_uint(v, MAX_TIMEOUT, &n) || !n)
+		return seterr(e, line,
+			      "%s: '%s' is not a number of seconds (1 to %d)",
+			      key, v, MAX_TIMEOUT);
+	if (key[0] == 'r')
+		c->ready_timeout = n;
+	else
+		c->stop_timeout = n;
+	return 0;
+}
+
+/* cmdline = TEXT: added to the kernel command line */
+static int set_cmdline(struct conf *c, const char *key, const char *v,
+		       int line, struct conf_error *e)
+{
+	(void)key;
+	if (copy_value(c->cmdline, sizeof(c->cmdline), v))
+		return seterr(e, line, "cmdline: too long");
+	return 0;
+}
+
+/* usb = BUSID, repeatable: host devices the guest attaches by USB/IP */
+static int set_usb(struct conf *c, const char *key, const char *v,
+		   int line, struct conf_error *e)
+{
+	(void)key;
+	if (c->nusb >= CONF_MAX_USB)
+		return seterr(e, line, "usb: more than %d devices",
+			      CONF_MAX_USB);
+	if (!*v || strspn(v, "0123456789-.:") != strlen(v) ||
+	    copy_value(c->usb[c->nusb], sizeof(c->usb[0]), v))
+		return seterr(e, line, "usb: '%s' is not a bus id like 1-2.1",
+			      v);
+	c->nusb++;
+	return 0;
+}
+
+/* share = NAME HOSTDIR GUESTDIR [ro] [virtiofs], repeatable */
+static int set_share(struct conf *c, const char *key, const char *v,
+		     int line, struct conf_error *e)
+{
+	const char *why = "";
+
+	(void)key;
+	if (share_parse(c, v, &why))
+		return seterr(e, line, "share: '%.64s': %s", v, why);
+	return 0;
+}
+
+/* exec = console|debug-shell|none: where exec finds a root shell */
+static int set_exec(struct conf *c, const char *key, const char *v,
+		    int line, struct conf_error *e)
+{
+	static const struct conf_word words[] = {
+		{ "console", EXEC_CONSOLE },
+		{ "debug-shell", EXEC_DEBUG_SHELL },
+		{ "none", EXEC_NONE }, { NULL, 0 },
+	};
+	int w = conf_word(key, v, words, line, e);
+
+	if (w < 0)
+		return w;
+	c->exec = w;
+	return 0;
+}
+
 /* Bits for single-valued keys seen so far, to refuse duplicates */
 enum {
 	SEEN_IMAGE	= 1 << 0,
@@ -392,6 +649,34 @@ enum {
 	SEEN_EXEC	= 1 << 10,
 };
 
+/*
+ * The keys of the file (but diskN, see conf_set()): the setter of each,
+ * and its SEEN_* bit if it may be set only once (0: repeatable).
+ */
+static const struct conf_key {
+	const char *name;
+	unsigned int once;
+	int (*set)(struct conf *c, const char *key, const char *v, int line,
+		   struct conf_error *e);
+} conf_keys[] = {
+	{ "image",		SEEN_IMAGE,	set_image },
+	{ "flavour",		SEEN_FLAVOUR,	set_flavour },
+	{ "flavor",		SEEN_FLAVOUR,	set_flavour },
+	{ "memory",		SEEN_MEMORY,	set_memory },
+	{ "cpus",		SEEN_CPUS,	set_cpus },
+	{ "kernel",		SEEN_KERNEL,	set_kernel },
+	{ "network",		SEEN_NET,	set_network },
+	{ "network-backend",	SEEN_NETB,	set_network_backend },
+	{ "port",		0,		set_port },
+	{ "ready",		0,		set_ready },
+	{ "ready-timeout",	SEEN_RTIMEOUT,	set_timeout },
+	{ "stop-timeout",	SEEN_STIMEOUT,	set_timeout },
+	{ "cmdline",		SEEN_CMDLINE,	set_cmdline },
+	{ "usb",		0,		set_usb },
+	{ "share",		0,		set_share },
+	{ "exec",		SEEN_EXEC,	set_exec },
+};
+
 /**
  * conf_set() - apply one key = value
  * @c:		configuration
@@ -401,150 +686,30 @@ enum {
  * @line:	line number, for errors
  * @e:		error details
  *
+ * A key set twice is refused before its value is looked at.  diskN keys
+ * are numbered, so not in conf_keys[]: each of them may be set once.
+ *
  * Return: 0 on success, -EINVAL with @e filled on error
  */
 static int conf_set(struct conf *c, const char *key, const char *v,
 		    unsigned int *seen, int line, struct conf_error *e)
 {
-	unsigned long n;
-	unsigned int bit = 0;
+	const struct conf_key *k;
+	int rc;
 
-#define ONCE(b) do {							\
-		if (*seen & (b))					\
-			return seterr(e, line, "'%s' set twice", key);	\
-		bit = (b);						\
-	} while (0)
-
-	if (!strcmp(key, "image")) {
-		ONCE(SEEN_IMAGE);
-		if (copy_value(c->image, sizeof(c->image), v))
-			return seterr(e, line, "image: value too long");
-	} else if (!strcmp(key, "flavour") || !strcmp(key, "flavor")) {
-		ONCE(SEEN_FLAVOUR);
-		if (strcmp(v, "4k") && strcmp(v, "16k"))
-			return seterr(e, line,
-				      "flavour: '%s' is not 4k or 16k", v);
-		strcpy(c->flavour, v);
-	} else if (!strcmp(key, "memory")) {
-		uint64_t m;
-
-		ONCE(SEEN_MEMORY);
-		if (parse_size(v, &m) || m < MIN_MEMORY || m > MAX_MEMORY)
-			return seterr(e, line,
-				      "memory: '%s' is not a size between 16M and 1T (e.g. 512M)",
-				      v);
-		c->memory = m;
-	} else if (!strcmp(key, "cpus")) {
-		ONCE(SEEN_CPUS);
-		if (parse_uint(v, MAX_CPUS, &n) || !n)
-			return seterr(e, line,
-				      "cpus: '%s' is not a number from 1 to %d",
-				      v, MAX_CPUS);
-		c->cpus = n;
-	} else if (!strcmp(key, "kernel")) {
-		ONCE(SEEN_KERNEL);
-		if (copy_value(c->kernel, sizeof(c->kernel), v))
-			return seterr(e, line, "kernel: path too long");
-	} else if (!strncmp(key, "disk", 4) && key[4]) {
-		if (parse_uint(key + 4, CONF_MAX_DISKS - 1, &n) ||
-		    (key[4] == '0' && key[5]))
-			return seterr(e, line,
-				      "'%s': disks are disk0 to disk%d", key,
-				      CONF_MAX_DISKS - 1);
-		if (c->disk[n].set)
+	if (!strncmp(key, "disk", 4) && key[4])
+		return set_disk(c, key, v, line, e);
+	for (k = conf_keys; k < conf_keys + ARRAY_SIZE(conf_keys); k++) {
+		if (strcmp(key, k->name))
+			continue;
+		if (*seen & k->once)
 			return seterr(e, line, "'%s' set twice", key);
-		if (conf_disk_parse(v, &c->disk[n]))
-			return seterr(e, line,
-				      "%s: '%s' is not FILE or FILE,BACKING", key,
-				      v);
-	} else if (!strcmp(key, "network")) {
-		ONCE(SEEN_NET);
-		if (!strcmp(v, "none"))
-			c->net = NET_NONE;
-		else if (!strcmp(v, "passt"))
-			c->net = NET_PASST;
-		else
-			return seterr(e, line,
-				      "network: '%s' is not none or passt", v);
-	} else if (!strcmp(key, "network-backend")) {
-		ONCE(SEEN_NETB);
-		if (!strcmp(v, "auto"))
-			c->net_backend = NETB_AUTO;
-		else if (!strcmp(v, "vhost-user"))
-			c->net_backend = NETB_VHOST_USER;
-		else if (!strcmp(v, "relay"))
-			c->net_backend = NETB_RELAY;
-		else
-			return seterr(e, line,
-				      "network-backend: '%s' is not auto, vhost-user or relay",
-				      v);
-	} else if (!strcmp(key, "port")) {
-		if (c->nports >= CONF_MAX_PORTS)
-			return seterr(e, line, "port: more than %d forwards",
-				      CONF_MAX_PORTS);
-		if (conf_port_parse(v, &c->port[c->nports]))
-			return seterr(e, line,
-				      "port: '%s' is not [tcp:|udp:][ADDR:]HOST:GUEST",
-				      v);
-		c->nports++;
-	} else if (!strcmp(key, "ready")) {
-		if (c->nready >= CONF_MAX_READY)
-			return seterr(e, line, "ready: more than %d markers",
-				      CONF_MAX_READY);
-		if (!*v || copy_value(c->ready[c->nready],
-				      sizeof(c->ready[0]), v))
-			return seterr(e, line,
-				      "ready: marker empty or longer than 127");
-		c->nready++;
-	} else if (!strcmp(key, "ready-timeout") ||
-		   !strcmp(key, "stop-timeout")) {
-		int r = key[0] == 'r';
-
-		ONCE(r ? SEEN_RTIMEOUT : SEEN_STIMEOUT);
-		if (parse_uint(v, MAX_TIMEOUT, &n) || !n)
-			return seterr(e, line,
-				      "%s: '%s' is not a number of seconds (1 to %d)",
-				      key, v, MAX_TIMEOUT);
-		if (r)
-			c->ready_timeout = n;
-		else
-			c->stop_timeout = n;
-	} else if (!strcmp(key, "cmdline")) {
-		ONCE(SEEN_CMDLINE);
-		if (copy_value(c->cmdline, sizeof(c->cmdline), v))
-			return seterr(e, line, "cmdline: too long");
-	} else if (!strcmp(key, "usb")) {
-		if (c->nusb >= CONF_MAX_USB)
-			return seterr(e, line, "usb: more than %d devices",
-				      CONF_MAX_USB);
-		if (!*v || strspn(v, "0123456789-.:") != strlen(v) ||
-		    copy_value(c->usb[c->nusb], sizeof(c->usb[0]), v))
-			return seterr(e, line,
-				      "usb: '%s' is not a bus id like 1-2.1", v);
-		c->nusb++;
-	} else if (!strcmp(key, "share")) {
-		const char *why = "";
-
-		if (share_parse(c, v, &why))
-			return seterr(e, line, "share: '%.64s': %s", v, why);
-	} else if (!strcmp(key, "exec")) {
-		ONCE(SEEN_EXEC);
-		if (!strcmp(v, "console"))
-			c->exec = EXEC_CONSOLE;
-		else if (!strcmp(v, "debug-shell"))
-			c->exec = EXEC_DEBUG_SHELL;
-		else if (!strcmp(v, "none"))
-			c->exec = EXEC_NONE;
-		else
-			return seterr(e, line,
-				      "exec: '%s' is not console, debug-shell or none",
-				      v);
-	} else {
-		return seterr(e, line, "unknown key '%s'", key);
+		rc = k->set(c, key, v, line, e);
+		if (!rc)
+			*seen |= k->once;
+		return rc;
 	}
-#undef ONCE
-	*seen |= bit;
-	return 0;
+	return seterr(e, line, "unknown key '%s'", key);
 }
 
 /**

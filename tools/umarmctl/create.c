@@ -99,6 +99,164 @@ static void image_defaults(struct conf *c, const char *base)
 		c->exec = EXEC_DEBUG_SHELL;
 }
 
+/* create's options: those that are keys of the file go to create_set() */
+static const struct option create_opts[] = {
+	{ "image", required_argument, NULL, 'i' },
+	{ "flavour", required_argument, NULL, 'f' },
+	{ "flavor", required_argument, NULL, 'f' },
+	{ "mem", required_argument, NULL, 'm' },
+	{ "memory", required_argument, NULL, 'm' },
+	{ "cpus", required_argument, NULL, 'c' },
+	{ "disk", required_argument, NULL, 'd' },
+	{ "network", required_argument, NULL, 'n' },
+	{ "port", required_argument, NULL, 'p' },
+	{ "kernel", required_argument, NULL, 'k' },
+	{ "cmdline", required_argument, NULL, 'C' },
+	{ "ready", required_argument, NULL, 'r' },
+	{ 0 },
+};
+
+/* What create's options ask for, besides keys of the configuration */
+struct create_args {
+	const char *image;	/* base image, name or file */
+	const char *disk;	/* size of a private root disk, or NULL */
+	const char *flavour;	/* --flavour, or NULL for the host's */
+	const char *name;	/* the instance's */
+};
+
+/**
+ * create_set() - apply an option that is a key of the configuration file
+ * @c:		configuration being created
+ * @key:	the key
+ * @value:	the option's argument
+ *
+ * The option goes through the file's parser, so that it is validated
+ * and explained as the same key in a file would be.
+ *
+ * Return: 0 on success, EX_USAGE (message printed)
+ */
+static int create_set(struct conf *c, const char *key, const char *value)
+{
+	char buf[PATH_LEN + 64];
+	size_t kl = strlen(key);
+	struct conf_error e;
+	const char *m;
+
+	/* "disk0 = x": the parser wants a root disk, dropped again below */
+	snprintf(buf, sizeof(buf), "%s = %s\ndisk0 = x\n", key, value);
+	if (!conf_parse(c, buf, strlen(buf), &e)) {
+		c->disk[0].set = 0;
+		return 0;
+	}
+	/* the parser's "memory: ..." would say the key twice */
+	m = e.msg;
+	if (!strncmp(m, key, kl) && !strncmp(m + kl, ": ", 2))
+		m += kl + 2;
+	err("--%s: %s", key, m);
+	return EX_USAGE;
+}
+
+/**
+ * create_options() - parse create's options
+ * @argc:	arguments after the verb
+ * @argv:	arguments
+ * @c:		configuration, from conf_defaults(), the options applied
+ * @a:		the options that are not keys of the configuration
+ *
+ * Return: 0, or an exit code after a usage error (message printed)
+ */
+static int create_options(int argc, char **argv, struct conf *c,
+			  struct create_args *a)
+{
+	int o;
+
+	/* getopt wants a program name first: that is the verb's slot */
+	argc++;
+	argv--;
+	optind = 0;
+	while ((o = getopt_long(argc, argv, "i:f:m:c:d:n:p:k:C:r:",
+				create_opts, NULL)) != -1) {
+		const char *key;
+
+		switch (o) {
+		case 'i': a->image = optarg; continue;
+		case 'd': a->disk = optarg; continue;
+		case 'f': key = "flavour"; a->flavour = optarg; break;
+		case 'm': key = "memory"; break;
+		case 'c': key = "cpus"; break;
+		case 'n': key = "network"; break;
+		case 'p': key = "port"; break;
+		case 'k': key = "kernel"; break;
+		case 'C': key = "cmdline"; break;
+		case 'r': key = "ready"; break;
+		default:
+			return EX_USAGE;
+		}
+		if (create_set(c, key, optarg))
+			return EX_USAGE;
+	}
+	if (optind != argc - 1)
+		return usage_error("create");
+	a->name = argv[optind];
+	return 0;
+}
+
+/**
+ * create_flavour() - the flavour to create with: --flavour, else the host's
+ * @in:		instance
+ * @c:		configuration being created, its flavour set
+ * @asked:	--flavour, already in @c, or NULL
+ *
+ * Return: 0, or EX_HOST if this host cannot run it (message printed)
+ */
+static int create_flavour(const struct inst *in, struct conf *c,
+			  const char *asked)
+{
+	if (!asked) {
+		asked = host_default_flavour();
+		if (!asked) {
+			err("%s: host page size %ld has no matching flavour (4k, 16k)",
+			    in->name, sysconf(_SC_PAGESIZE));
+			return EX_HOST;
+		}
+		snprintf(c->flavour, sizeof(c->flavour), "%s", asked);
+	}
+	if (flavour_check(in->name, c->flavour))
+		return EX_HOST;
+	return 0;
+}
+
+/**
+ * create_root() - the root disk: a private copy of the base, or an overlay
+ * @in:		instance
+ * @c:		configuration being created, its disk0 set
+ * @base:	base image path
+ * @dsize:	size of a private copy, 0 for a copy-on-write overlay
+ *
+ * Return: 0 on success, -1 on failure (message printed)
+ */
+static int create_root(const struct inst *in, struct conf *c,
+		       const char *base, uint64_t dsize)
+{
+	char buf[PATH_LEN + 64];
+
+	if (dsize) {
+		if (root_from_base(in, base, dsize))
+			return -1;
+		conf_disk_parse(ROOT_IMG, &c->disk[0]);
+		return 0;
+	}
+	/* UML creates the overlay at first boot */
+	inst_path(in, buf, 0, ROOT_COW);
+	unlink(buf);
+	snprintf(buf, sizeof(buf), "%s,%s", ROOT_COW, base);
+	if (conf_disk_parse(buf, &c->disk[0])) {
+		err("%s: base image path contains ','", in->name);
+		return -1;
+	}
+	return 0;
+}
+
 /**
  * cmd_create() - umarmctl create NAME [options]
  * @x:		global options
@@ -113,86 +271,26 @@ static void image_defaults(struct conf *c, const char *base)
  */
 int cmd_create(struct ctx *x, int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "image", required_argument, NULL, 'i' },
-		{ "flavour", required_argument, NULL, 'f' },
-		{ "flavor", required_argument, NULL, 'f' },
-		{ "mem", required_argument, NULL, 'm' },
-		{ "memory", required_argument, NULL, 'm' },
-		{ "cpus", required_argument, NULL, 'c' },
-		{ "disk", required_argument, NULL, 'd' },
-		{ "network", required_argument, NULL, 'n' },
-		{ "port", required_argument, NULL, 'p' },
-		{ "kernel", required_argument, NULL, 'k' },
-		{ "cmdline", required_argument, NULL, 'C' },
-		{ "ready", required_argument, NULL, 'r' },
-		{ 0 },
-	};
-	const char *image = "minimal", *disk = NULL, *fl = NULL;
-	char base[PATH_LEN], buf[PATH_LEN + 64];
-	struct conf_error e;
+	struct create_args a = { .image = "minimal" };
+	char base[PATH_LEN];
 	struct inst in;
 	struct conf c;
 	uint64_t dsize = 0;
-	int o, lock, rc;
+	int lock, rc;
 
 	conf_defaults(&c);
-	/* getopt wants a program name first: that is the verb's slot */
-	argc++;
-	argv--;
-	optind = 0;
-	while ((o = getopt_long(argc, argv, "i:f:m:c:d:n:p:k:C:r:", opts,
-				NULL)) != -1) {
-		const char *key;
-
-		switch (o) {
-		case 'i': image = optarg; continue;
-		case 'd': disk = optarg; continue;
-		case 'f': key = "flavour"; fl = optarg; break;
-		case 'm': key = "memory"; break;
-		case 'c': key = "cpus"; break;
-		case 'n': key = "network"; break;
-		case 'p': key = "port"; break;
-		case 'k': key = "kernel"; break;
-		case 'C': key = "cmdline"; break;
-		case 'r': key = "ready"; break;
-		default:
-			return EX_USAGE;
-		}
-		/* Reuse the parser: same validation and messages as files */
-		snprintf(buf, sizeof(buf), "%s = %s\ndisk0 = x\n", key, optarg);
-		if (conf_parse(&c, buf, strlen(buf), &e)) {
-			size_t kl = strlen(key);
-			const char *m = e.msg;
-
-			/* the parser's "memory: ..." would say the key twice */
-			if (!strncmp(m, key, kl) && !strncmp(m + kl, ": ", 2))
-				m += kl + 2;
-			err("--%s: %s", key, m);
-			return EX_USAGE;
-		}
-		c.disk[0].set = 0;
-	}
-	if (optind != argc - 1) {
-		return usage_error("create");
-	}
-	if (inst_init(&in, &x->sc, argv[optind]))
+	rc = create_options(argc, argv, &c, &a);
+	if (rc)
+		return rc;
+	if (inst_init(&in, &x->sc, a.name))
 		return EX_USAGE;
-	if (disk && (parse_size(disk, &dsize) || dsize < (16ULL << 20))) {
-		err("--disk: '%s' is not a size of at least 16M", disk);
+	if (a.disk && (parse_size(a.disk, &dsize) || dsize < (16ULL << 20))) {
+		err("--disk: '%s' is not a size of at least 16M", a.disk);
 		return EX_USAGE;
 	}
-	if (!fl) {
-		fl = host_default_flavour();
-		if (!fl) {
-			err("%s: host page size %ld has no matching flavour (4k, 16k)",
-			    in.name, sysconf(_SC_PAGESIZE));
-			return EX_HOST;
-		}
-		snprintf(c.flavour, sizeof(c.flavour), "%s", fl);
-	}
-	if (flavour_check(in.name, c.flavour))
-		return EX_HOST;
+	rc = create_flavour(&in, &c, a.flavour);
+	if (rc)
+		return rc;
 
 	rc = inst_mkdir_state(&in);
 	if (rc) {
@@ -209,28 +307,15 @@ int cmd_create(struct ctx *x, int argc, char **argv)
 		rc = EX_STATE;
 		goto out;
 	}
-	if (image_resolve(image, base)) {
+	if (image_resolve(a.image, base)) {
 		rc = EX_FAIL;
 		goto out;
 	}
-	snprintf(c.image, sizeof(c.image), "%s", image);
+	snprintf(c.image, sizeof(c.image), "%s", a.image);
 	image_defaults(&c, base);
-	if (dsize) {
-		if (root_from_base(&in, base, dsize)) {
-			rc = EX_FAIL;
-			goto out;
-		}
-		conf_disk_parse(ROOT_IMG, &c.disk[0]);
-	} else {
-		/* UML creates the overlay at first boot */
-		inst_path(&in, buf, 0, ROOT_COW);
-		unlink(buf);
-		snprintf(buf, sizeof(buf), "%s,%s", ROOT_COW, base);
-		if (conf_disk_parse(buf, &c.disk[0])) {
-			err("%s: base image path contains ','", in.name);
-			rc = EX_FAIL;
-			goto out;
-		}
+	if (create_root(&in, &c, base, dsize)) {
+		rc = EX_FAIL;
+		goto out;
 	}
 	rc = conf_save(&in, &c);
 	if (!rc)

@@ -41,7 +41,8 @@
 #include <unistd.h>
 #include <sys/stat.h>
 
-#include "cmd.h"
+#include "inst.h"
+#include "ctl.h"
 #include "job.h"
 #include "lock.h"
 #include "log.h"
@@ -312,6 +313,225 @@ static int job_dir(const struct inst *in, const char *id, char *dir,
 	return jfd;
 }
 
+/* One exec's job, as the steps of exec_job() hand it on */
+struct guest_job {
+	const struct inst *in;
+	char id[64];		/* its directory's name under jobs/ */
+	char dir[PATH_LEN];	/* that directory on the host */
+	char gdir[PATH_LEN];	/* and in the guest */
+	int jfd;		/* descriptor of the directory */
+	int jobs;		/* of its parent, for rmtree_at() */
+	off_t ooff, eoff;	/* how much of out and err we copied */
+	uint64_t t0;		/* boot_ms() when we began */
+	uint64_t started;	/* boot_ms() when the guest began, or 0 */
+};
+
+/**
+ * exec_ready() - whether the instance runs a booted guest to exec in
+ * @in:		instance
+ *
+ * Return: 0 if it does, EX_EXEC if not (message printed)
+ */
+static int exec_ready(const struct inst *in)
+{
+	char sp[PATH_LEN];
+	struct state st;
+
+	inst_path(in, sp, 1, STATE_FILE);
+	if (!inst_running(in) || state_read(sp, &st)) {
+		err("%s: not running; 'umarmctl start %s' first", in->name,
+		    in->name);
+		return EX_EXEC;
+	}
+	if (strcmp(st.status, "running")) {
+		err("%s: is %s, not running: exec needs a booted guest",
+		    in->name, st.status);
+		return EX_EXEC;
+	}
+	return 0;
+}
+
+/**
+ * job_create() - name a new job and make its directory
+ * @j:		job, @j->in set; the rest is filled
+ *
+ * The id is unique among the execs of this host: our pid, the time, and
+ * a counter for the execs of one process.
+ *
+ * Return: 0 on success, -1 on failure, with nothing made (message printed)
+ */
+static int job_create(struct guest_job *j)
+{
+	static unsigned int seq;
+
+	snprintf(j->id, sizeof(j->id), "%d-%llx-%u", (int)getpid(),
+		 (unsigned long long)now_ms(), seq++);
+	if (pathf(j->gdir, "%s/jobs/%s", GUEST_EXCHANGE, j->id))
+		return -1;
+	j->jfd = job_dir(j->in, j->id, j->dir, &j->jobs);
+	if (j->jfd < 0) {
+		err("%s: cannot create the job directory %s: %s", j->in->name,
+		    j->dir, strerror(-j->jfd));
+		return -1;
+	}
+	return 0;
+}
+
+/**
+ * job_write() - write the command, its input and its wrapper in the job
+ * @j:		job
+ * @cmd:	command and arguments
+ * @ncmd:	number of them
+ * @pass_stdin:	send our stdin to the command
+ * @dg:		the files' digests, for the line that starts the job
+ *
+ * Return: 0 on success, -1 on failure (message printed)
+ */
+static int job_write(const struct guest_job *j, char **cmd, int ncmd,
+		     int pass_stdin, struct job_digests *dg)
+{
+	int r = copy_stdin(j->jfd, pass_stdin, dg->in);
+
+	if (!r)
+		r = write_job(j->jfd, j->gdir, cmd, ncmd, dg);
+	if (r) {
+		err("%s: cannot write the job in %s: %s", j->in->name, j->dir,
+		    strerror(-r));
+		return -1;
+	}
+	return 0;
+}
+
+/**
+ * job_send() - have the supervisor type the line that starts the job
+ * @j:		job
+ * @dg:		digests of the job's files, which the guest checks
+ *
+ * From here on, an interruption leaves the command running in the guest:
+ * SIGINT, SIGTERM and SIGHUP are caught so that exec says so.
+ *
+ * Return: 0 on success, -1 on failure (message printed)
+ */
+static int job_send(const struct guest_job *j, const struct job_digests *dg)
+{
+	struct sigaction sa = { .sa_handler = on_signal };
+	char line[JOB_LINE_MAX + 8], reply[600];
+	int r;
+
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+
+	memcpy(line, "type ", 5);
+	if (job_line(j->gdir, dg, line + 5, sizeof(line) - 5)) {
+		err("%s: job path %s too long", j->in->name, j->gdir);
+		return -1;
+	}
+	r = ctl_request(j->in, line, reply, sizeof(reply));
+	if (r) {
+		err("%s: cannot reach the supervisor: %s", j->in->name,
+		    r == -EIO ? reply : strerror(-r));
+		return -1;
+	}
+	return 0;
+}
+
+/**
+ * job_not_started() - whether the guest refused the job or never began it
+ * @j:		job, @j->started set when the guest's wrapper began
+ *
+ * Return: 1 if the job will not run (message printed), 0 if it may
+ */
+static int job_not_started(struct guest_job *j)
+{
+	char why[16];
+
+	if (j->started)
+		return 0;
+	if (job_refused(j->jfd, why, sizeof(why))) {
+		if (!strcmp(why, "copy"))
+			err("%s: the guest's root shell could not copy the job into a new directory under /tmp (mktemp -d, cp): the command did not run",
+			    j->in->name);
+		else
+			err("%s: the job files were changed in the guest before its root shell copied them, which a guest process with uid %u (the host user's) can do in %s: the command did not run",
+			    j->in->name, (unsigned int)getuid(),
+			    GUEST_EXCHANGE);
+		return 1;
+	}
+	if (!faccessat(j->jfd, "started", F_OK, AT_SYMLINK_NOFOLLOW)) {
+		j->started = boot_ms();
+	} else if (boot_ms() - j->t0 > START_TIMEOUT_MS) {
+		err("%s: no shell on the guest console picked up the command within %ds; exec needs a root shell on the console and %s mounted (see umarmctl(1), EXEC)",
+		    j->in->name, START_TIMEOUT_MS / 1000, GUEST_EXCHANGE);
+		return 1;
+	}
+	return 0;
+}
+
+/**
+ * job_poll() - copy the job's output so far, and see whether it ended
+ * @j:		job
+ * @timeout_s:	give up after this many seconds, 0 for never
+ *
+ * Return: the command's exit status, 128 + signal if we were interrupted,
+ *	   EX_TIMEOUT or EX_EXEC (message printed), or -1 while it runs
+ */
+static int job_poll(struct guest_job *j, int timeout_s)
+{
+	const char *name = j->in->name;
+	int done, status;
+
+	/* check rc first: out and err are complete once it exists */
+	done = read_rc(j->jfd, &status);
+	pump(j->jfd, "out", &j->ooff, 1);
+	pump(j->jfd, "err", &j->eoff, 2);
+	if (done)
+		return status;
+	if (interrupted) {
+		err("%s: interrupted; the command may still run in the guest",
+		    name);
+		return 128 + interrupted;
+	}
+	if (job_not_started(j))
+		return EX_EXEC;
+	if (timeout_s && boot_ms() - j->t0 > timeout_s * 1000ULL) {
+		err("%s: command still running after %ds (--timeout); it keeps running in the guest",
+		    name, timeout_s);
+		return EX_TIMEOUT;
+	}
+	if (!inst_running(j->in)) {
+		err("%s: stopped while the command ran", name);
+		return EX_EXEC;
+	}
+	if (job_gone(j->jfd)) {
+		err("%s: the job directory %s was removed in the guest; the command's status is lost",
+		    name, j->dir);
+		return EX_EXEC;
+	}
+	return -1;
+}
+
+/**
+ * job_wait() - poll the job until it ends, more slowly as it runs longer
+ * @j:		job
+ * @timeout_s:	give up after this many seconds, 0 for never
+ *
+ * Return: as job_poll(), but never -1
+ */
+static int job_wait(struct guest_job *j, int timeout_s)
+{
+	unsigned int wait = POLL_MIN_MS;
+	int rc;
+
+	while ((rc = job_poll(j, timeout_s)) < 0) {
+		sleep_ms(wait);
+		if (wait < POLL_MAX_MS && j->started &&
+		    boot_ms() - j->started > 200)
+			wait *= 2;
+	}
+	return rc;
+}
+
 /**
  * exec_job() - exec_in_guest() with the file identity set
  * @in:		instance
@@ -326,125 +546,17 @@ static int job_dir(const struct inst *in, const char *id, char *dir,
 static int exec_job(const struct inst *in, char **cmd, int ncmd,
 		    int pass_stdin, int timeout_s)
 {
-	char dir[PATH_LEN], gdir[PATH_LEN], line[JOB_LINE_MAX + 8];
-	char reply[600], sp[PATH_LEN], id[64], why[16];
+	struct guest_job j = { .in = in, .t0 = boot_ms() };
 	struct job_digests dg;
-	off_t ooff = 0, eoff = 0;
-	uint64_t t0 = boot_ms(), started = 0;
-	unsigned int wait = POLL_MIN_MS;
-	struct sigaction sa = { .sa_handler = on_signal };
-	struct state st;
-	int rc = EX_EXEC, r, jfd, jobs = -1, status;
-	static unsigned int seq;
+	int rc = EX_EXEC;
 
-	inst_path(in, sp, 1, STATE_FILE);
-	if (!inst_running(in) || state_read(sp, &st)) {
-		err("%s: not running; 'umarmctl start %s' first", in->name,
-		    in->name);
+	if (exec_ready(in) || job_create(&j))
 		return EX_EXEC;
-	}
-	if (strcmp(st.status, "running")) {
-		err("%s: is %s, not running: exec needs a booted guest",
-		    in->name, st.status);
-		return EX_EXEC;
-	}
-
-	snprintf(id, sizeof(id), "%d-%llx-%u", (int)getpid(),
-		 (unsigned long long)now_ms(), seq++);
-	if (pathf(gdir, "%s/jobs/%s", GUEST_EXCHANGE, id))
-		return EX_EXEC;
-	jfd = job_dir(in, id, dir, &jobs);
-	if (jfd < 0) {
-		err("%s: cannot create the job directory %s: %s", in->name, dir,
-		    strerror(-jfd));
-		return EX_EXEC;
-	}
-	r = copy_stdin(jfd, pass_stdin, dg.in);
-	if (!r)
-		r = write_job(jfd, gdir, cmd, ncmd, &dg);
-	if (r) {
-		err("%s: cannot write the job in %s: %s", in->name, dir,
-		    strerror(-r));
-		goto out;
-	}
-
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
-
-	memcpy(line, "type ", 5);
-	if (job_line(gdir, &dg, line + 5, sizeof(line) - 5)) {
-		err("%s: job path %s too long", in->name, gdir);
-		goto out;
-	}
-	r = ctl_request(in, line, reply, sizeof(reply));
-	if (r) {
-		err("%s: cannot reach the supervisor: %s", in->name,
-		    r == -EIO ? reply : strerror(-r));
-		goto out;
-	}
-
-	for (;;) {
-		int done;
-
-		/* check rc first: out and err are complete once it exists */
-		done = read_rc(jfd, &status);
-		pump(jfd, "out", &ooff, 1);
-		pump(jfd, "err", &eoff, 2);
-		if (done) {
-			rc = status;
-			break;
-		}
-		if (interrupted) {
-			err("%s: interrupted; the command may still run in the guest",
-			    in->name);
-			rc = 128 + interrupted;
-			goto out;
-		}
-		if (!started && job_refused(jfd, why, sizeof(why))) {
-			if (!strcmp(why, "copy"))
-				err("%s: the guest's root shell could not copy the job into a new directory under /tmp (mktemp -d, cp): the command did not run",
-				    in->name);
-			else
-				err("%s: the job files were changed in the guest before its root shell copied them, which a guest process with uid %u (the host user's) can do in %s: the command did not run",
-				    in->name, (unsigned int)getuid(),
-				    GUEST_EXCHANGE);
-			goto out;
-		}
-		if (!started) {
-			if (!faccessat(jfd, "started", F_OK, AT_SYMLINK_NOFOLLOW)) {
-				started = boot_ms();
-			} else if (boot_ms() - t0 > START_TIMEOUT_MS) {
-				err("%s: no shell on the guest console picked up the command within %ds; exec needs a root shell on the console and %s mounted (see umarmctl(1), EXEC)",
-				    in->name, START_TIMEOUT_MS / 1000,
-				    GUEST_EXCHANGE);
-				goto out;
-			}
-		}
-		if (timeout_s && boot_ms() - t0 > timeout_s * 1000ULL) {
-			err("%s: command still running after %ds (--timeout); it keeps running in the guest",
-			    in->name, timeout_s);
-			rc = EX_TIMEOUT;
-			goto out;
-		}
-		if (!inst_running(in)) {
-			err("%s: stopped while the command ran", in->name);
-			goto out;
-		}
-		if (job_gone(jfd)) {
-			err("%s: the job directory %s was removed in the guest; the command's status is lost",
-			    in->name, dir);
-			goto out;
-		}
-		sleep_ms(wait);
-		if (wait < POLL_MAX_MS && started &&
-		    boot_ms() - started > 200)
-			wait *= 2;
-	}
-out:
-	close(jfd);
-	rmtree_at(jobs, id);
-	close(jobs);
+	if (!job_write(&j, cmd, ncmd, pass_stdin, &dg) && !job_send(&j, &dg))
+		rc = job_wait(&j, timeout_s);
+	close(j.jfd);
+	rmtree_at(j.jobs, j.id);
+	close(j.jobs);
 	return rc;
 }
 

@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -260,6 +261,169 @@ static int ptrace_ok(void)
 }
 
 /**
+ * check_vline() - print one line of host_check()'s report
+ * @level:	"ok", "FAIL", "warn" or "info"
+ * @what:	what was checked
+ * @fmt:	what was found, printf-style
+ * @ap:		its arguments
+ */
+static void check_vline(const char *level, const char *what, const char *fmt,
+			va_list ap)
+{
+	printf("%-5s %-22s ", level, what);
+	vprintf(fmt, ap);
+	putchar('\n');
+}
+
+/**
+ * check_line() - print a line that counts as no failure: ok, warn or info
+ * @level:	"ok", "warn" or "info"
+ * @what:	what was checked
+ * @fmt:	what was found, printf-style
+ */
+static void __attribute__((format(printf, 3, 4)))
+check_line(const char *level, const char *what, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	check_vline(level, what, fmt, ap);
+	va_end(ap);
+}
+
+/**
+ * check_must() - report a check that the host must pass
+ * @ok:		whether it passed
+ * @verbose:	print it even if it passed
+ * @what:	what was checked
+ * @fmt:	what was found, printf-style
+ *
+ * Return: 1 if it failed, 0 if it passed
+ */
+static int __attribute__((format(printf, 4, 5)))
+check_must(int ok, int verbose, const char *what, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!ok || verbose) {
+		va_start(ap, fmt);
+		check_vline(ok ? "ok" : "FAIL", what, fmt, ap);
+		va_end(ap);
+	}
+	return !ok;
+}
+
+/**
+ * check_kernel() - a flavour for this page size, and its kernel
+ * @verbose:	print every check, not only failures
+ * @k:		the kernel's path, PATH_LEN bytes, for check_passt()
+ *
+ * Return: number of failed checks
+ */
+static int check_kernel(int verbose, char *k)
+{
+	const char *fl = host_default_flavour();
+	struct conf c;
+	int fails, rc;
+
+	fails = check_must(!!fl, verbose, "host page size", "%ld bytes%s",
+			   sysconf(_SC_PAGESIZE),
+			   fl ? "" : ": no flavour runs on this host (4k/16k only)");
+	if (fl && verbose)
+		check_line("ok", "default flavour", "%s", fl);
+
+	conf_defaults(&c);
+	if (fl)
+		strcpy(c.flavour, fl);
+	kernel_path(&c, k);
+	rc = access(k, X_OK) ? -errno : 0;
+	fails += check_must(!rc, verbose, "kernel", "%s%s%s%s%s", k,
+			    rc ? ": " : "", rc ? strerror(-rc) : "",
+			    rc ? "; install linux-uml-arm64-" : "",
+			    rc ? (fl ? fl : "16k") : "");
+	return fails;
+}
+
+/**
+ * check_sandbox() - what UML's processes need of the host kernel
+ * @verbose:	print every check, not only failures
+ *
+ * ptrace and seccomp filters are required; SECCOMP mode's user
+ * notifications are not (seccomp=off, the default, does without them).
+ *
+ * Return: number of failed checks
+ */
+static int check_sandbox(int verbose)
+{
+	const char *why;
+	int fails, rc;
+
+	rc = ptrace_ok();
+	fails = check_must(!rc, verbose, "ptrace", "%s", rc ? "cannot trace children (container policy or yama ptrace_scope=3?)" : "children can be traced");
+	rc = seccomp_filter_ok();
+	fails += check_must(!rc, verbose, "seccomp", "filters %s%s%s",
+			    rc ? "unavailable: " : "available",
+			    rc ? strerror(-rc) : " (every mode's stubs install one)",
+			    rc ? NO_SECCOMP_FILTER : "");
+	why = seccomp_mode_ok();
+	if (why)
+		check_line("warn", "seccomp mode", "SECCOMP mode unavailable (needs Linux 5.9 user notifications; %s): seccomp=auto runs ptrace mode, seccomp=on refuses to boot",
+			   why);
+	else if (verbose)
+		check_line("ok", "seccomp mode", "%s",
+			   "user notifications available (seccomp=on|auto can run SECCOMP mode)");
+	return fails;
+}
+
+/**
+ * check_apparmor() - whether Debian's passt profile lets passt serve us
+ * @verbose:	print every check, not only warnings
+ *
+ * Debian's passt profile keeps passt out of our runtime directories,
+ * unless our profile umarm-passt is loaded.
+ */
+static void check_apparmor(int verbose)
+{
+	int aa = passt_apparmor();
+
+	if (aa < 0)
+		check_line("warn", "apparmor", "passt's own profile confines it, and profile umarm-passt is %s: passt cannot create instances' sockets; as root: apparmor_parser -r /etc/apparmor.d/umarm-passt",
+			   aa == -ENOENT ? "not loaded" : strerror(-aa));
+	else if (verbose)
+		check_line(aa ? "ok" : "info", "apparmor", "%s",
+			   aa ? "passt runs under profile umarm-passt" :
+			   apparmor_enabled() ? "enabled, no profile for passt loaded: passt runs unconfined" :
+			   "not enabled");
+}
+
+/**
+ * check_passt() - passt, which only network = passt needs: warnings only
+ * @verbose:	print every check, not only warnings
+ * @k:		the kernel, whose virtio_net decides the backend
+ */
+static void check_passt(int verbose, const char *k)
+{
+	int vn;
+
+	if (access(passt_bin(), X_OK)) {
+		check_line("warn", "passt", "%s",
+			   "not installed: network = passt will not work (apt install passt)");
+		return;
+	}
+	if (verbose) {
+		vn = kernel_virtio_net(k);
+		check_line("ok", "passt", "%s %s", passt_bin(),
+			   !passt_has_vhost_user() ?
+			   "(no --vhost-user: umarmctl relays frames to the vector driver; no 'net add')" :
+			   vn && vn != 'y' ?
+			   "(vhost-user, but the kernel's virtio_net is a module: 'auto' relays to the vector driver)" :
+			   "(vhost-user: the guest uses virtio_net)");
+	}
+	if (!strcmp(passt_bin(), PASST_BIN))
+		check_apparmor(verbose);
+}
+
+/**
  * host_check() - report whether this host can run UML instances
  * @verbose:	print every check, not only failures
  *
@@ -267,87 +431,21 @@ static int ptrace_ok(void)
  */
 int host_check(int verbose)
 {
-	const char *fl = host_default_flavour(), *td = uml_tmpdir(), *why;
-	struct conf c;
-	char k[PATH_LEN], v[96];
-	int fails = 0, rc;
+	const char *td = uml_tmpdir();
+	char k[PATH_LEN];
+	int fails, rc;
 
-#define REPORT(ok, what, fmt, ...) do {					\
-		if (!(ok))						\
-			fails++;					\
-		if (!(ok) || verbose)					\
-			printf("%-5s %-22s " fmt "\n", (ok) ? "ok" : "FAIL",\
-			       what, ##__VA_ARGS__);			\
-	} while (0)
-
-	REPORT(fl, "host page size", "%ld bytes%s", sysconf(_SC_PAGESIZE),
-	       fl ? "" : ": no flavour runs on this host (4k/16k only)");
-	if (fl)
-		REPORT(1, "default flavour", "%s", fl);
-
-	conf_defaults(&c);
-	if (fl)
-		strcpy(c.flavour, fl);
-	kernel_path(&c, k);
-	rc = access(k, X_OK) ? -errno : 0;
-	REPORT(!rc, "kernel", "%s%s%s%s%s", k, rc ? ": " : "",
-	       rc ? strerror(-rc) : "", rc ? "; install linux-uml-arm64-" : "",
-	       rc ? (fl ? fl : "16k") : "");
-
-	rc = ptrace_ok();
-	REPORT(!rc, "ptrace", "%s", rc ? "cannot trace children (container policy or yama ptrace_scope=3?)" : "children can be traced");
-	rc = seccomp_filter_ok();
-	REPORT(!rc, "seccomp", "filters %s%s%s", rc ? "unavailable: " : "available",
-	       rc ? strerror(-rc) : " (every mode's stubs install one)",
-	       rc ? NO_SECCOMP_FILTER : "");
-	/* optional: seccomp=off, the default, does without it */
-	why = seccomp_mode_ok();
-	if (why)
-		printf("%-5s %-22s SECCOMP mode unavailable (needs Linux 5.9 user notifications; %s): seccomp=auto runs ptrace mode, seccomp=on refuses to boot\n",
-		       "warn", "seccomp mode", why);
-	else if (verbose)
-		printf("%-5s %-22s %s\n", "ok", "seccomp mode",
-		       "user notifications available (seccomp=on|auto can run SECCOMP mode)");
-
+	fails = check_kernel(verbose, k);
+	fails += check_sandbox(verbose);
 	rc = tmpdir_exec_ok(td);
-	REPORT(!rc, "exec-able TMPDIR", "%s%s%s", td, rc ? ": " : "",
-	       rc ? (rc == -EPERM ? "mounted noexec: set TMPDIR to an exec-able directory"
-			       : strerror(-rc)) : "");
-
-	rc = access(passt_bin(), X_OK) ? -errno : 0;
-	if (rc) {
-		/* optional: only network = passt needs it */
-		printf("%-5s %-22s %s\n", "warn", "passt",
-		       "not installed: network = passt will not work (apt install passt)");
-	} else if (verbose) {
-		int vn = kernel_virtio_net(k);
-
-		printf("%-5s %-22s %s %s\n", "ok", "passt", passt_bin(),
-		       !passt_has_vhost_user() ?
-		       "(no --vhost-user: umarmctl relays frames to the vector driver; no 'net add')" :
-		       vn && vn != 'y' ?
-		       "(vhost-user, but the kernel's virtio_net is a module: 'auto' relays to the vector driver)" :
-		       "(vhost-user: the guest uses virtio_net)");
-	}
-	/* Debian's passt profile keeps passt out of our runtime directories */
-	if (!rc && !strcmp(passt_bin(), PASST_BIN)) {
-		int aa = passt_apparmor();
-
-		if (aa < 0)
-			printf("%-5s %-22s passt's own profile confines it, and profile umarm-passt is %s: passt cannot create instances' sockets; as root: apparmor_parser -r /etc/apparmor.d/umarm-passt\n",
-			       "warn", "apparmor",
-			       aa == -ENOENT ? "not loaded" : strerror(-aa));
-		else if (verbose)
-			printf("%-5s %-22s %s\n", aa ? "ok" : "info", "apparmor",
-			       aa ? "passt runs under profile umarm-passt" :
-			       apparmor_enabled() ? "enabled, no profile for passt loaded: passt runs unconfined" :
-			       "not enabled");
-	}
-	snprintf(v, sizeof(v), "%s", under_systemd() ?
-		 "systemd: start/stop go through umarm@NAME.service" :
-		 "none: umarmctl supervises instances itself");
+	fails += check_must(!rc, verbose, "exec-able TMPDIR", "%s%s%s", td,
+			    rc ? ": " : "",
+			    rc ? (rc == -EPERM ? "mounted noexec: set TMPDIR to an exec-able directory"
+					    : strerror(-rc)) : "");
+	check_passt(verbose, k);
 	if (verbose)
-		printf("%-5s %-22s %s\n", "info", "service manager", v);
-#undef REPORT
+		check_line("info", "service manager", "%s", under_systemd() ?
+			   "systemd: start/stop go through umarm@NAME.service" :
+			   "none: umarmctl supervises instances itself");
 	return fails;
 }

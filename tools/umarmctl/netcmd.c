@@ -39,13 +39,13 @@
 #include <unistd.h>
 
 #include "cmd.h"
+#include "ctl.h"
 #include "lock.h"
 #include "log.h"
 #include "mconsole.h"
 #include "net.h"
 #include "nif.h"
 #include "state.h"
-#include "supervise.h"
 #include "text.h"
 #include "util.h"
 
@@ -111,6 +111,99 @@ static int running_kernel(const struct inst *in, char *buf)
 }
 
 /**
+ * net_add_request() - the control request "net-add [SPEC...]" of net add
+ * @argc:	arguments after "add"
+ * @argv:	arguments: NAME, then --port SPEC or --port=SPEC
+ * @req:	the request
+ * @len:	size of @req
+ *
+ * Return: 0 on success, -1 on a bad argument or too many ports
+ */
+static int net_add_request(int argc, char **argv, char *req, size_t len)
+{
+	struct conf_port p;
+	size_t o;
+	int i;
+
+	o = (size_t)snprintf(req, len, "net-add");
+	for (i = 1; i < argc; i++) {
+		const char *spec = NULL;
+
+		if (!strcmp(argv[i], "--port") && i + 1 < argc)
+			spec = argv[++i];
+		else if (!strncmp(argv[i], "--port=", 7))
+			spec = argv[i] + 7;
+		if (!spec || conf_port_parse(spec, &p) ||
+		    o + strlen(spec) + 2 > len)
+			return -1;
+		o += snprintf(req + o, len - o, " %s", spec);
+	}
+	return argc < 1 ? -1 : 0;
+}
+
+/**
+ * net_kernel_ok() - whether the running kernel can take a virtio_net
+ * @in:		instance, running
+ *
+ * A kernel whose binary cannot be found is given the benefit of the doubt.
+ *
+ * Return: 0 if it can (or may), EX_HOST if not (message printed)
+ */
+static int net_kernel_ok(const struct inst *in)
+{
+	char kernel[PATH_LEN];
+	int vn;
+
+	if (running_kernel(in, kernel))
+		return 0;
+	if (kernel_config_opt(kernel, "VIRTIO_UML") == 'n' ||
+	    (vn = kernel_virtio_net(kernel)) == 'n') {
+		err("%s: the kernel %s has no virtio_uml/virtio_net, so nothing can be hot-plugged: set 'network = passt' in %s and 'umarmctl restart %s' (the relay, from boot)",
+		    in->name, kernel, in->conf, in->name);
+		return EX_HOST;
+	}
+	if (vn == 'm')
+		info("%s: virtio_net is a module of this kernel: the guest must load it (modprobe virtio_net)",
+		     in->name);
+	return 0;
+}
+
+/**
+ * net_add_possible() - whether an interface can be hot-plugged now
+ * @in:		instance
+ * @c:		its configuration
+ *
+ * Each refusal names what to change: the backend, passt, or the
+ * instance's state.
+ *
+ * Return: 0 if it can, an exit code otherwise (message printed)
+ */
+static int net_add_possible(const struct inst *in, const struct conf *c)
+{
+	if (c->net_backend == NETB_RELAY) {
+		err("%s: 'network-backend = relay' in %s, and the relay cannot be hot-plugged (UML's vector device exists from boot only): set 'network-backend = auto' or 'vhost-user' there, then 'umarmctl net add %s'",
+		    in->name, in->conf, in->name);
+		return EX_CONFIG;
+	}
+	if (access(passt_bin(), X_OK)) {
+		err("%s: %s is missing: apt install passt (2024 or later, for --vhost-user), or set UMARM_PASST",
+		    in->name, passt_bin());
+		return EX_HOST;
+	}
+	if (!passt_has_vhost_user()) {
+		err("%s: %s has no --vhost-user, and the relay it would need cannot be hot-plugged: install passt from 2024 or later (Debian trixie) or point UMARM_PASST at one; or set 'network = passt' in %s and 'umarmctl restart %s' for the relay from boot",
+		    in->name, passt_bin(), in->conf, in->name);
+		return EX_HOST;
+	}
+	if (!inst_running(in)) {
+		err("%s: is not running: 'umarmctl start %s' first; for a network from boot set 'network = passt' in %s",
+		    in->name, in->name, in->conf);
+		return EX_STATE;
+	}
+	return net_kernel_ok(in);
+}
+
+/**
  * net_add() - umarmctl net add NAME [--port SPEC]...
  * @x:		global options
  * @argc:	arguments after "add"
@@ -120,66 +213,20 @@ static int running_kernel(const struct inst *in, char *buf)
  */
 static int net_add(struct ctx *x, int argc, char **argv)
 {
-	char req[NIF_PORTS_LEN + 16], reply[600], kernel[PATH_LEN];
-	struct conf_port p;
+	char req[NIF_PORTS_LEN + 16], reply[600], id[16] = "", dev[32] = "";
 	struct inst in;
 	struct conf c;
-	int rc, i, vn;
-	size_t o;
+	int rc, pid = 0;
 
-	o = (size_t)snprintf(req, sizeof(req), "net-add");
-	for (i = 1; i < argc; i++) {
-		const char *spec = NULL;
-
-		if (!strcmp(argv[i], "--port") && i + 1 < argc)
-			spec = argv[++i];
-		else if (!strncmp(argv[i], "--port=", 7))
-			spec = argv[i] + 7;
-		if (!spec || conf_port_parse(spec, &p) ||
-		    o + strlen(spec) + 2 > sizeof(req)) {
-			argc = 0;
-			break;
-		}
-		o += snprintf(req + o, sizeof(req) - o, " %s", spec);
-	}
-	if (argc < 1) {
+	if (net_add_request(argc, argv, req, sizeof(req))) {
 		err("usage: umarmctl net add NAME [--port [tcp:|udp:][ADDR:]HOST:GUEST]...");
 		return EX_USAGE;
 	}
 	rc = inst_open(x, argv[0], &in, &c);
+	if (!rc)
+		rc = net_add_possible(&in, &c);
 	if (rc)
 		return rc;
-	if (c.net_backend == NETB_RELAY) {
-		err("%s: 'network-backend = relay' in %s, and the relay cannot be hot-plugged (UML's vector device exists from boot only): set 'network-backend = auto' or 'vhost-user' there, then 'umarmctl net add %s'",
-		    in.name, in.conf, in.name);
-		return EX_CONFIG;
-	}
-	if (access(passt_bin(), X_OK)) {
-		err("%s: %s is missing: apt install passt (2024 or later, for --vhost-user), or set UMARM_PASST",
-		    in.name, passt_bin());
-		return EX_HOST;
-	}
-	if (!passt_has_vhost_user()) {
-		err("%s: %s has no --vhost-user, and the relay it would need cannot be hot-plugged: install passt from 2024 or later (Debian trixie) or point UMARM_PASST at one; or set 'network = passt' in %s and 'umarmctl restart %s' for the relay from boot",
-		    in.name, passt_bin(), in.conf, in.name);
-		return EX_HOST;
-	}
-	if (!inst_running(&in)) {
-		err("%s: is not running: 'umarmctl start %s' first; for a network from boot set 'network = passt' in %s",
-		    in.name, in.name, in.conf);
-		return EX_STATE;
-	}
-	if (!running_kernel(&in, kernel)) {
-		if (kernel_config_opt(kernel, "VIRTIO_UML") == 'n' ||
-		    (vn = kernel_virtio_net(kernel)) == 'n') {
-			err("%s: the kernel %s has no virtio_uml/virtio_net, so nothing can be hot-plugged: set 'network = passt' in %s and 'umarmctl restart %s' (the relay, from boot)",
-			    in.name, kernel, in.conf, in.name);
-			return EX_HOST;
-		}
-		if (vn == 'm')
-			info("%s: virtio_net is a module of this kernel: the guest must load it (modprobe virtio_net)",
-			     in.name);
-	}
 	rc = ctl_request(&in, req, reply, sizeof(reply));
 	if (rc) {
 		err("%s: hot-plug failed: %s; see 'umarmctl logs %s' and %s/passt.log",
@@ -188,16 +235,11 @@ static int net_add(struct ctx *x, int argc, char **argv)
 		return rc == -EIO ? EX_FAIL : EX_STATE;
 	}
 	/* "netN virtio-uml.ID PID" */
-	{
-		char id[16] = "", dev[32] = "";
-		int pid = 0;
-
-		sscanf(reply, "%15s %31s %d", id, dev, &pid);
-		printf("%s %s (passt %d; in the guest /sys/bus/platform/devices/%s/virtio*/net/)\n",
-		       id, dev, pid, dev);
-		info("%s: %s is not saved: it is gone at the next start ('network = passt' in %s for one from boot)",
-		     in.name, id, in.conf);
-	}
+	sscanf(reply, "%15s %31s %d", id, dev, &pid);
+	printf("%s %s (passt %d; in the guest /sys/bus/platform/devices/%s/virtio*/net/)\n",
+	       id, dev, pid, dev);
+	info("%s: %s is not saved: it is gone at the next start ('network = passt' in %s for one from boot)",
+	     in.name, id, in.conf);
 	return 0;
 }
 

@@ -23,6 +23,7 @@
 #include <sys/stat.h>
 
 #include "cmd.h"
+#include "ctl.h"
 #include "lock.h"
 #include "log.h"
 #include "supervise.h"

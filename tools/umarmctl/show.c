@@ -161,6 +161,77 @@ static void row_json(struct ctx *x, const struct row *r)
 }
 
 /**
+ * name_cmp() - qsort() comparison of two instance names
+ * @a:		pointer to the first name
+ * @b:		pointer to the second
+ *
+ * Return: as strcmp()
+ */
+static int name_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/**
+ * list_names() - the names of a scope's instances, from their files
+ * @x:		global options, for the scope
+ * @n:		number of names
+ *
+ * An instance is a NAME.conf in CONFDIR/instances: create writes it
+ * last, as its commit point.
+ *
+ * Return: the names, sorted, each to free() as the array is
+ */
+static char **list_names(struct ctx *x, int *n)
+{
+	char dir[PATH_LEN], **names = NULL, **nn;
+	struct dirent *de;
+	DIR *d;
+
+	*n = 0;
+	pathf(dir, "%s/instances", x->sc.confdir);
+	d = opendir(dir);
+	while (d && (de = readdir(d))) {
+		size_t l = strlen(de->d_name);
+
+		if (l < 6 || strcmp(de->d_name + l - 5, ".conf") ||
+		    de->d_name[0] == '.')
+			continue;
+		nn = realloc(names, (*n + 1) * sizeof(*names));
+		if (!nn)
+			break;
+		names = nn;
+		names[*n] = xstrdup(de->d_name);
+		names[(*n)++][l - 5] = 0;
+	}
+	if (d)
+		closedir(d);
+	if (*n)
+		qsort(names, *n, sizeof(*names), name_cmp);
+	return names;
+}
+
+/**
+ * row_table() - print one instance as a line of list's table
+ * @r:		row
+ *
+ * What an unreadable configuration would say is printed as "-".
+ */
+static void row_table(const struct row *r)
+{
+	char mem[32], up[32];
+
+	format_size(r->conf_ok ? r->c.memory : 0, mem, sizeof(mem));
+	print_uptime(r->running ? r->st.started : 0, up, sizeof(up));
+	printf("%-20s %-9s %-7s %-7s %-6u %-8s %-7s %s\n", r->name,
+	       r->st.status, r->conf_ok ? conf_flavour(&r->c) : "-",
+	       r->conf_ok ? mem : "-", r->conf_ok ? r->c.cpus : 0,
+	       r->running ? r->st.net :
+	       r->conf_ok ? conf_net_name(&r->c) : "-", up,
+	       r->conf_ok ? tty(r->c.image) : "-");
+}
+
+/**
  * cmd_list() - umarmctl list [--json]
  * @x:		global options
  * @argc:	arguments after the verb
@@ -170,44 +241,13 @@ static void row_json(struct ctx *x, const struct row *r)
  */
 int cmd_list(struct ctx *x, int argc, char **argv)
 {
-	char dir[PATH_LEN], **names = NULL;
-	struct dirent *de;
-	int n = 0, i, first = 1;
-	DIR *d;
+	int n, i, first = 1;
+	char **names;
 
 	(void)argv;
 	if (argc)
 		return usage_error("list");
-	pathf(dir, "%s/instances", x->sc.confdir);
-	d = opendir(dir);
-	while (d && (de = readdir(d))) {
-		size_t l = strlen(de->d_name);
-		char **nn;
-
-		if (l < 6 || strcmp(de->d_name + l - 5, ".conf") ||
-		    de->d_name[0] == '.')
-			continue;
-		nn = realloc(names, (n + 1) * sizeof(*names));
-		if (!nn)
-			break;
-		names = nn;
-		names[n] = xstrdup(de->d_name);
-		names[n++][l - 5] = 0;
-	}
-	if (d)
-		closedir(d);
-	/* a handful of names: insertion sort */
-	for (i = 1; i < n; i++) {
-		int j = i;
-
-		while (j > 0 && strcmp(names[j - 1], names[j]) > 0) {
-			char *t = names[j];
-
-			names[j] = names[j - 1];
-			names[--j] = t;
-		}
-	}
-
+	names = list_names(x, &n);
 	if (x->json)
 		printf("[");
 	else if (n)
@@ -217,26 +257,18 @@ int cmd_list(struct ctx *x, int argc, char **argv)
 	for (i = 0; i < n; i++) {
 		struct inst in;
 		struct row r;
-		char mem[32], up[32];
 
 		if (inst_init(&in, &x->sc, names[i]))
 			continue;
 		row_load(&in, &r);
-		if (x->json) {
-			if (!first)
-				printf(",");
-			row_json(x, &r);
-			first = 0;
+		if (!x->json) {
+			row_table(&r);
 			continue;
 		}
-		format_size(r.conf_ok ? r.c.memory : 0, mem, sizeof(mem));
-		print_uptime(r.running ? r.st.started : 0, up, sizeof(up));
-		printf("%-20s %-9s %-7s %-7s %-6u %-8s %-7s %s\n", r.name,
-		       r.st.status, r.conf_ok ? conf_flavour(&r.c) : "-",
-		       r.conf_ok ? mem : "-", r.conf_ok ? r.c.cpus : 0,
-		       r.running ? r.st.net :
-		       r.conf_ok ? conf_net_name(&r.c) : "-", up,
-		       r.conf_ok ? tty(r.c.image) : "-");
+		if (!first)
+			printf(",");
+		row_json(x, &r);
+		first = 0;
 	}
 	if (x->json)
 		printf("]\n");

@@ -48,6 +48,7 @@
 
 #include "sup.h"
 #include "supervise.h"
+#include "ctl.h"
 #include "sharens.h"
 #include "sysacct.h"
 #include "disk.h"

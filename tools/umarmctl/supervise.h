@@ -8,7 +8,6 @@
 #define UMARM_SUPERVISE_H
 
 #include "conf.h"
-#include "ctl.h"
 #include "paths.h"
 
 #define NOTIFY_SOCK	"notify"

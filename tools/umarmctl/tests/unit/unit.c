@@ -43,9 +43,9 @@ static int parse(const char *text, struct conf *c, struct conf_error *e)
 }
 
 /**
- * test_conf() - the configuration parser
+ * test_conf_valid() - a file with every key, written back and read again
  */
-static void test_conf(void)
+static void test_conf_valid(void)
 {
 	static char big[CONF_MAX_SIZE];
 	struct conf_error e;
@@ -107,50 +107,87 @@ static void test_conf(void)
 	CHECK("conf.defaults", !rc && c.memory == 256ULL << 20 &&
 	      c.cpus == 1 && c.net == NET_NONE && c.ready_timeout == 120 &&
 	      c.exec == EXEC_CONSOLE, "rc=%d", rc);
+}
 
-#define BAD(name, text, want_line, want) do {				\
-		rc = parse(text, &c, &e);				\
-		CHECK(name, rc == -EINVAL && e.line == (want_line) &&	\
-		      strstr(e.msg, want),				\
-		      "rc=%d line=%d msg='%s'", rc, e.line, e.msg);	\
-	} while (0)
+/**
+ * test_conf_errors() - each way a line can be wrong: the line and the words
+ *			the error must have
+ */
+static void test_conf_errors(void)
+{
+	static const struct {
+		const char *name, *text;
+		int line;
+		const char *want;
+	} bad[] = {
+		{ "conf.unknown_key", "disk0 = a\nmemroy = 1G\n",
+		  2, "unknown key" },
+		{ "conf.no_equals", "disk0 = a\nmemory 1G\n",
+		  2, "key = value" },
+		{ "conf.empty_key", "= 3\n", 1, "missing key" },
+		{ "conf.bad_key_chars", "Memory = 1G\n", 1, "invalid key" },
+		{ "conf.duplicate", "disk0 = a\nmemory = 1G\nmemory = 2G\n",
+		  3, "set twice" },
+		{ "conf.dup_disk", "disk0 = a\ndisk0 = b\n", 2, "set twice" },
+		{ "conf.bad_flavour", "flavour = 64k\n", 1, "not 4k or 16k" },
+		{ "conf.bad_memory", "memory = lots\n", 1, "not a size" },
+		{ "conf.tiny_memory", "memory = 1M\n", 1, "not a size" },
+		{ "conf.neg_memory", "memory = -5M\n", 1, "not a size" },
+		{ "conf.bad_cpus", "cpus = 0\n", 1, "number from 1" },
+		{ "conf.many_cpus", "cpus = 1000\n", 1, "number from 1" },
+		{ "conf.disk_index", "disk16 = x\n", 1, "disk0 to disk15" },
+		{ "conf.disk_leading0", "disk01 = x\n", 1, "disk0 to disk15" },
+		{ "conf.disk_empty", "disk0 =\n", 1, "FILE or FILE,BACKING" },
+		{ "conf.disk_2commas", "disk0 = a,b,c\n",
+		  1, "FILE or FILE,BACKING" },
+		{ "conf.bad_port", "port = 80\n", 1, "HOST:GUEST" },
+		{ "conf.port_range", "port = 70000:80\n", 1, "HOST:GUEST" },
+		{ "conf.port_zero", "port = 0:80\n", 1, "HOST:GUEST" },
+		{ "conf.bad_net", "network = tap\n", 1, "none or passt" },
+		{ "conf.bad_timeout", "ready-timeout = soon\n", 1, "seconds" },
+		{ "conf.bad_usb", "usb = ../x\n", 1, "bus id" },
+		{ "conf.bad_exec", "exec = ssh\n",
+		  1, "console, debug-shell or none" },
+		{ "conf.no_root", "memory = 1G\n", 0, "no root disk" },
+		{ "conf.share_fields", "share = a /x\n",
+		  1, "NAME HOSTDIR GUESTDIR" },
+		{ "conf.share_relative", "share = a x /x\n", 1, "absolute" },
+		{ "conf.share_guest_root", "share = a /x /\n",
+		  1, "cannot be /" },
+		{ "conf.share_guest_host", "share = a /x /host/y\n",
+		  1, "/host" },
+		{ "conf.share_dotdot", "share = a /x /y/../z\n", 1, ".." },
+		{ "conf.share_name", "share = .a /x /y\n", 1, "share name" },
+		{ "conf.share_option", "share = a /x /y rw,ro\n",
+		  1, "options" },
+		{ "conf.share_dup", "share = a /x /y\nshare = a /z /w\n",
+		  2, "exists" },
+		{ "conf.share_same_guest", "share = a /x /y\nshare = b /z /y\n",
+		  2, "another share" },
+	};
+	struct conf_error e;
+	struct conf c;
+	unsigned int i;
+	int rc;
 
-	BAD("conf.unknown_key", "disk0 = a\nmemroy = 1G\n", 2, "unknown key");
-	BAD("conf.no_equals", "disk0 = a\nmemory 1G\n", 2, "key = value");
-	BAD("conf.empty_key", "= 3\n", 1, "missing key");
-	BAD("conf.bad_key_chars", "Memory = 1G\n", 1, "invalid key");
-	BAD("conf.duplicate", "disk0 = a\nmemory = 1G\nmemory = 2G\n", 3,
-	    "set twice");
-	BAD("conf.dup_disk", "disk0 = a\ndisk0 = b\n", 2, "set twice");
-	BAD("conf.bad_flavour", "flavour = 64k\n", 1, "not 4k or 16k");
-	BAD("conf.bad_memory", "memory = lots\n", 1, "not a size");
-	BAD("conf.tiny_memory", "memory = 1M\n", 1, "not a size");
-	BAD("conf.neg_memory", "memory = -5M\n", 1, "not a size");
-	BAD("conf.bad_cpus", "cpus = 0\n", 1, "number from 1");
-	BAD("conf.many_cpus", "cpus = 1000\n", 1, "number from 1");
-	BAD("conf.disk_index", "disk16 = x\n", 1, "disk0 to disk15");
-	BAD("conf.disk_leading0", "disk01 = x\n", 1, "disk0 to disk15");
-	BAD("conf.disk_empty", "disk0 =\n", 1, "FILE or FILE,BACKING");
-	BAD("conf.disk_2commas", "disk0 = a,b,c\n", 1, "FILE or FILE,BACKING");
-	BAD("conf.bad_port", "port = 80\n", 1, "HOST:GUEST");
-	BAD("conf.port_range", "port = 70000:80\n", 1, "HOST:GUEST");
-	BAD("conf.port_zero", "port = 0:80\n", 1, "HOST:GUEST");
-	BAD("conf.bad_net", "network = tap\n", 1, "none or passt");
-	BAD("conf.bad_timeout", "ready-timeout = soon\n", 1, "seconds");
-	BAD("conf.bad_usb", "usb = ../x\n", 1, "bus id");
-	BAD("conf.bad_exec", "exec = ssh\n", 1, "console, debug-shell or none");
-	BAD("conf.no_root", "memory = 1G\n", 0, "no root disk");
-	BAD("conf.share_fields", "share = a /x\n", 1, "NAME HOSTDIR GUESTDIR");
-	BAD("conf.share_relative", "share = a x /x\n", 1, "absolute");
-	BAD("conf.share_guest_root", "share = a /x /\n", 1, "cannot be /");
-	BAD("conf.share_guest_host", "share = a /x /host/y\n", 1, "/host");
-	BAD("conf.share_dotdot", "share = a /x /y/../z\n", 1, "..");
-	BAD("conf.share_name", "share = .a /x /y\n", 1, "share name");
-	BAD("conf.share_option", "share = a /x /y rw,ro\n", 1, "options");
-	BAD("conf.share_dup", "share = a /x /y\nshare = a /z /w\n", 2,
-	    "exists");
-	BAD("conf.share_same_guest", "share = a /x /y\nshare = b /z /y\n",
-	    2, "another share");
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
+		rc = parse(bad[i].text, &c, &e);
+		CHECK(bad[i].name, rc == -EINVAL && e.line == bad[i].line &&
+		      strstr(e.msg, bad[i].want),
+		      "rc=%d line=%d msg='%s'", rc, e.line, e.msg);
+	}
+}
+
+/**
+ * test_conf_limits() - NUL bytes, long lines, large and truncated files
+ */
+static void test_conf_limits(void)
+{
+	static char big[CONF_MAX_SIZE];
+	struct conf_error e;
+	struct conf c;
+	int rc;
+
 	rc = parse("disk0 = a\nmemory = 1G\0\n", &c, &e);
 	conf_defaults(&c);
 	rc = conf_parse(&c, "disk0 = a\n\0x", 12, &e);
@@ -174,7 +211,6 @@ static void test_conf(void)
 	      "rc=%d", rc);
 	rc = parse("disk0 = root.cow,/x\nmemo", &c, &e);
 	CHECK("conf.truncated_key", rc == -EINVAL && e.line == 2, "rc=%d", rc);
-#undef BAD
 }
 
 /**
@@ -273,19 +309,18 @@ static void fake_uml(const char *path, int ready)
 }
 
 /**
- * test_mconsole() - request/reply/notify framing, and a real exchange
+ * test_mc_framing() - request, reply and notification framing
  */
-static void test_mconsole(void)
+static void test_mc_framing(void)
 {
-	char buf[600], out[2048], path[64];
+	char buf[600], out[600];
 	struct mc_request req;
 	struct mc_reply *rep = (struct mc_reply *)buf;
 	struct mc_notify *nt = (struct mc_notify *)buf;
 	const char *data;
 	uint32_t e, more, type;
 	size_t len;
-	int n, p[2], st, uerr;
-	pid_t pid;
+	int n;
 
 	n = mc_build_request(&req, "config ubd1=/x");
 	CHECK("mc.request", n == (int)sizeof(req) && req.magic == 0xcafebabe &&
@@ -332,6 +367,16 @@ static void test_mconsole(void)
 	CHECK("mc.notify_magic", mc_parse_notify(buf, sizeof(buf), &type,
 						 &data, &len) == -EPROTO,
 	      "accepted");
+}
+
+/**
+ * test_mc_exchange() - mc_command() against a fake UML on a real socket
+ */
+static void test_mc_exchange(void)
+{
+	char buf[1], out[2048], path[64];
+	int n, p[2], st, uerr;
+	pid_t pid;
 
 	snprintf(path, sizeof(path), "/tmp/umarm-unit-%d.sock", getpid());
 	if (pipe(p))
@@ -465,10 +510,13 @@ static void test_nif(void)
 int main(void)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	test_conf();
+	test_conf_valid();
+	test_conf_errors();
+	test_conf_limits();
 	test_names();
 	test_sizes();
-	test_mconsole();
+	test_mc_framing();
+	test_mc_exchange();
 	test_atomic();
 	test_nif();
 	printf("%d cases, %d failed\n", cases, failures);
