@@ -251,21 +251,5 @@ out:
  */
 int mc_bind_notify(const char *path)
 {
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	int fd;
-
-	if (strlen(path) >= sizeof(sa.sun_path))
-		return -ENAMETOOLONG;
-	strcpy(sa.sun_path, path);
-	unlink(path);
-	fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-	if (fd < 0)
-		return -errno;
-	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa))) {
-		int rc = -errno;
-
-		close(fd);
-		return rc;
-	}
-	return fd;
+	return bind_unix(path, SOCK_DGRAM);
 }

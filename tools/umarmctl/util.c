@@ -17,7 +17,9 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/stat.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 
 #include "util.h"
@@ -682,6 +684,34 @@ int set_cloexec(int fd, int on)
 		return -errno;
 	fl = on ? fl | FD_CLOEXEC : fl & ~FD_CLOEXEC;
 	return fcntl(fd, F_SETFD, fl) ? -errno : 0;
+}
+
+/**
+ * bind_unix() - a non-blocking AF_UNIX socket bound at @path
+ * @path:	where to bind it; a stale socket there is removed first
+ * @type:	SOCK_STREAM (control socket) or SOCK_DGRAM (mconsole notify)
+ *
+ * Return: socket, negative errno on failure
+ */
+int bind_unix(const char *path, int type)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	int fd;
+
+	if (strlen(path) >= sizeof(sa.sun_path))
+		return -ENAMETOOLONG;
+	strcpy(sa.sun_path, path);
+	unlink(path);
+	fd = socket(AF_UNIX, type | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (fd < 0)
+		return -errno;
+	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa))) {
+		int rc = -errno;
+
+		close(fd);
+		return rc;
+	}
+	return fd;
 }
 
 /**

@@ -43,5 +43,6 @@ void sleep_ms(unsigned int ms);
 
 int set_cloexec(int fd, int on);
 int set_nonblock(int fd);
+int bind_unix(const char *path, int type);
 
 #endif /* UMARM_UTIL_H */
