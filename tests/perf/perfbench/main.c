@@ -48,6 +48,9 @@ static const struct bench_case cases[] = {
 	  case_compute },
 	{ "sigtrap", 20000, "seccomp RET_TRAP + SIGSYS handler + sigreturn",
 	  case_sigtrap },
+	{ "signal", 20000, "tgkill(self) + handler + rt_sigreturn", case_signal },
+	{ "tick", 200, "a 1 kHz timer signal into syscall-free code",
+	  case_tick },
 };
 #define NCASES	((int)(sizeof(cases) / sizeof(cases[0])))
 

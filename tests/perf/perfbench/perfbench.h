@@ -60,6 +60,8 @@ int case_pipe(long ops, struct sample *s);
 int case_thread(long ops, struct sample *s);
 int case_compute(long ops, struct sample *s);
 int case_sigtrap(long ops, struct sample *s);
+int case_signal(long ops, struct sample *s);
+int case_tick(long ops, struct sample *s);
 
 /* forkexec's child: perfbench started with this as its only argument exits */
 #define EXEC_CHILD_ARG	"--exec-child"
