@@ -1,0 +1,193 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * sigstorm.c - fast timers reach syscall-free code, and the program under
+ * them still gets its work done
+ *
+ * THREADS threads each alternate a short syscall-free loop (spin_loop,
+ * calibrated to SPIN_US of the program's own time before the timers start)
+ * with a clock_gettime() call, ROUNDS times.  Meanwhile a 1 kHz
+ * ITIMER_REAL (SIGALRM) and a 0.7 ms ITIMER_PROF (SIGPROF) fire.  The main
+ * thread blocks both, so they land on the workers.
+ *
+ * Each handler looks at the interrupted pc: inside spin_loop means the
+ * kernel delivered the signal on a return to user mode from an interrupt,
+ * not only at a syscall exit.  A kernel whose signal delivery costs more
+ * than the timers leave between two signals livelocks: the workers never
+ * get through their loops.
+ *
+ * Verdict: "SIGSTORM_OK ..." when every worker finished within the deadline
+ * (SLACK times the calibrated work, at least MIN_DEADLINE_S seconds) and both
+ * signals were seen inside spin_loop; otherwise "SIGSTORM_FAIL <why> ...".
+ * Both lines carry the figures: signals handled, how many inside the loop,
+ * signals per second and the elapsed time as a multiple of the work.
+ *
+ * Usage: sigstorm [SLACK]   (default 30)
+ */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/time.h>
+#include <time.h>
+#include <ucontext.h>
+#include <unistd.h>
+
+#define THREADS		4
+#define SPIN_US		200
+#define ROUNDS		2500	/* 0.5 s of spinning per worker */
+#define REAL_US		1000
+#define PROF_US		700
+#define MIN_DEADLINE_S	20
+
+/*
+ * spin_loop(n): n turns of a two-instruction loop with no memory access
+ * and no syscall; spin_loop_end marks its last byte for the handlers
+ */
+#if defined(__aarch64__)
+#define FRAME_PC(uc) ((uc)->uc_mcontext.pc)
+__asm__(".text\n.globl spin_loop\n.type spin_loop,%function\nspin_loop:\n"
+	"1: subs x0, x0, #1\n b.ne 1b\n ret\n"
+	".globl spin_loop_end\nspin_loop_end:\n");
+#elif defined(__x86_64__)
+#define FRAME_PC(uc) ((uc)->uc_mcontext.gregs[REG_RIP])
+__asm__(".text\n.globl spin_loop\n.type spin_loop,@function\nspin_loop:\n"
+	"1: dec %rdi\n jnz 1b\n ret\n"
+	".globl spin_loop_end\nspin_loop_end:\n");
+#else
+#error "sigstorm.c knows aarch64 and x86_64"
+#endif
+void spin_loop(unsigned long n);
+extern const char spin_loop_end[];
+
+static atomic_ulong handled[2], in_loop[2];	/* [0] SIGALRM, [1] SIGPROF */
+static atomic_int finished;
+static unsigned long spin_turns;
+
+/* now_s: the monotonic clock in seconds, for calibration and deadline */
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* on_timer: count the signal, and whether it interrupted spin_loop */
+static void on_timer(int sig, siginfo_t *si, void *ucv)
+{
+	ucontext_t *uc = ucv;
+	uintptr_t pc = FRAME_PC(uc);
+	int which = sig == SIGPROF;
+
+	(void)si;
+	atomic_fetch_add(&handled[which], 1);
+	if (pc >= (uintptr_t)spin_loop && pc < (uintptr_t)spin_loop_end)
+		atomic_fetch_add(&in_loop[which], 1);
+}
+
+/* time_spin: seconds that spin_loop(turns) takes */
+static double time_spin(unsigned long turns)
+{
+	double t = now_s();
+
+	spin_loop(turns);
+	return now_s() - t;
+}
+
+/*
+ * calibrate: spin_turns for SPIN_US, before any timer runs: the turns that
+ * take over 50 ms, then the fastest of five runs of them (an emulator
+ * translates the loop on its first runs)
+ */
+static void calibrate(void)
+{
+	unsigned long turns = 1UL << 16;
+	double t, best;
+	int i;
+
+	while (time_spin(turns) < 0.05 && turns < (1UL << 40))
+		turns *= 2;
+	best = time_spin(turns);
+	for (i = 0; i < 4; i++) {
+		t = time_spin(turns);
+		if (t < best)
+			best = t;
+	}
+	spin_turns = (unsigned long)(turns * (SPIN_US / 1e6) / best) + 1;
+}
+
+/* worker: the rounds of spin and clock_gettime() the timers interrupt */
+static void *worker(void *arg)
+{
+	struct timespec ts;
+	int i;
+
+	(void)arg;
+	for (i = 0; i < ROUNDS; i++) {
+		spin_loop(spin_turns);
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+	}
+	atomic_fetch_add(&finished, 1);
+	return NULL;
+}
+
+/* arm: install the handlers and start both interval timers */
+static void arm(void)
+{
+	struct sigaction sa = { .sa_sigaction = on_timer, .sa_flags = SA_SIGINFO | SA_RESTART };
+	struct itimerval real = { { 0, REAL_US }, { 0, REAL_US } };
+	struct itimerval prof = { { 0, PROF_US }, { 0, PROF_US } };
+
+	sigaction(SIGALRM, &sa, NULL);
+	sigaction(SIGPROF, &sa, NULL);
+	setitimer(ITIMER_REAL, &real, NULL);
+	setitimer(ITIMER_PROF, &prof, NULL);
+}
+
+/* report: the verdict line with every figure; returns the exit status */
+static int report(const char *why, double elapsed, double work)
+{
+	unsigned long n = handled[0] + handled[1];
+
+	printf("SIGSTORM_%s%s%s finished=%d/%d elapsed=%.1fs work=%.1fs factor=%.1f "
+	       "alrm=%lu/%lu prof=%lu/%lu (in loop/handled) rate=%.0f/s\n",
+	       why ? "FAIL" : "OK", why ? " " : "", why ? why : "",
+	       atomic_load(&finished), THREADS, elapsed, work, elapsed / work,
+	       in_loop[0], handled[0], in_loop[1], handled[1], n / elapsed);
+	return why ? 1 : 0;
+}
+
+int main(int argc, char **argv)
+{
+	double slack = argc > 1 ? atof(argv[1]) : 30, start, work, deadline;
+	struct timespec tick = { 0, 100 * 1000 * 1000 };
+	pthread_t tid[THREADS];
+	sigset_t timers;
+	int i;
+
+	setvbuf(stdout, NULL, _IONBF, 0);
+	calibrate();
+	work = THREADS * ROUNDS * SPIN_US / 1e6;
+	deadline = work * slack > MIN_DEADLINE_S ? work * slack : MIN_DEADLINE_S;
+	sigemptyset(&timers);
+	sigaddset(&timers, SIGALRM);
+	sigaddset(&timers, SIGPROF);
+	arm();
+	start = now_s();
+	for (i = 0; i < THREADS; i++)
+		if (pthread_create(&tid[i], NULL, worker, NULL))
+			return report("pthread_create", 1, work);
+	pthread_sigmask(SIG_BLOCK, &timers, NULL);
+	while (atomic_load(&finished) < THREADS && now_s() - start < deadline)
+		nanosleep(&tick, NULL);
+	if (atomic_load(&finished) < THREADS)
+		return report("livelock", now_s() - start, work);
+	for (i = 0; i < THREADS; i++)
+		pthread_join(tid[i], NULL);
+	if (!in_loop[0] || !in_loop[1])
+		return report("no-signal-in-loop", now_s() - start, work);
+	return report(NULL, now_s() - start, work);
+}
