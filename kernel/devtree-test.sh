@@ -40,7 +40,7 @@ A second paragraph of notes.
  1 file changed, 1 insertion(+)
 
 diff --git a/f b/f
-index d00491f..1191247 100644
+index d00491fd7..1191247b6 100644
 --- a/f
 +++ b/f
 @@ -1 +1,2 @@

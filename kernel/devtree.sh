@@ -94,8 +94,10 @@ do_export() {
 	# global: the EXIT trap runs after this function has returned
 	tmp=$(mktemp -d)
 	trap 'rm -rf "$tmp"' EXIT
+	# --abbrev=9: the index lines' hash length must not depend on whether
+	# the tree's objects are packed yet (7 digits in a fresh import)
 	git -C "$dir" format-patch -q --no-signature --zero-commit \
-		--no-numbered -o "$tmp" umarm-base..HEAD
+		--no-numbered --abbrev=9 -o "$tmp" umarm-base..HEAD
 	: >"$tmp/series.new"
 	for f in "$tmp"/[0-9][0-9][0-9][0-9]-*.patch; do
 		[ -e "$f" ] || continue
