@@ -12,6 +12,12 @@
 # export writes the commits umarm-base..HEAD back as kernel/patches/*.patch
 # (git format-patch, file names without numbers) and regenerates series in
 # commit order; patches that are no longer part of the series are removed.
+# Other files there (0000-cover-letter.txt) are left alone.
+#
+# Notes for reviewers go below a "---" line after the Signed-off-by of the
+# commit message; format-patch writes them below the "---" of the patch,
+# where "git am" and quilt ignore them.  git am drops them from the commit,
+# so import puts them back, and they survive import and export.
 set -eu
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -19,6 +25,30 @@ patches=$here/patches
 tarball=${KERNEL_TARBALL:-/usr/src/linux-source-7.2.tar.xz}
 
 die() { echo "kernel/devtree.sh: $*" >&2; exit 1; }
+
+# notes_of PATCH: the reviewer notes of a format-patch file, the lines
+# between the first "---" line and the last one before the diff (the one
+# format-patch writes before the diffstat); nothing if there are none.
+notes_of() {
+	awk '
+	/^diff --git / { exit }
+	seen && /^---[[:space:]]*$/ { last = n }
+	seen { line[++n] = $0; next }
+	/^---[[:space:]]*$/ { seen = 1 }
+	END { for (i = 1; i <= last; i++) print line[i] }
+	' "$1"
+}
+
+# restore_notes DIR PATCH: git am cuts the commit message at the first
+# "---"; append the notes of PATCH to the commit it just made at HEAD.
+restore_notes() {
+	local dir=$1 patch=$2 notes message
+	notes=$(notes_of "$patch")
+	[ -n "$notes" ] || return 0
+	message=$(git -C "$dir" log -1 --format=%B)
+	printf '%s\n---\n%s\n' "$message" "$notes" |
+		git -C "$dir" commit -q --amend --no-verify --cleanup=verbatim -F -
+}
 
 usage() {
 	sed -n '3,4p' "$0" | sed 's/^# //' >&2
@@ -50,6 +80,7 @@ do_import() {
 		while read -r p; do
 			git -C "$dir" am -q --keep-cr "$patches/$p" ||
 				die "git am $p failed; the tree is left in $dir"
+			restore_notes "$dir" "$patches/$p"
 		done
 	echo "$dir: $(git -C "$dir" rev-list --count umarm-base..HEAD) patches on umarm-base"
 }
@@ -63,8 +94,10 @@ do_export() {
 	# global: the EXIT trap runs after this function has returned
 	tmp=$(mktemp -d)
 	trap 'rm -rf "$tmp"' EXIT
+	# --abbrev=9: the index lines' hash length must not depend on whether
+	# the tree's objects are packed yet (7 digits in a fresh import)
 	git -C "$dir" format-patch -q --no-signature --zero-commit \
-		--no-numbered -o "$tmp" umarm-base..HEAD
+		--no-numbered --abbrev=9 -o "$tmp" umarm-base..HEAD
 	: >"$tmp/series.new"
 	for f in "$tmp"/[0-9][0-9][0-9][0-9]-*.patch; do
 		[ -e "$f" ] || continue
