@@ -123,6 +123,10 @@ prepare_tree() {
 		prepare_tree
 		return
 	fi
+	# quilt keeps the patches directory of the first push in .pc and
+	# prefers it to QUILT_PATCHES: a tree first patched from another
+	# checkout would be patched from that checkout's series again
+	rm -f "$KSRC/.pc/.quilt_patches" "$KSRC/.pc/.quilt_series"
 	if grep -q '^[[:space:]]*[^#[:space:]]' "$patches/series"; then
 		if ! (cd "$KSRC" && quilt push -a -q --fuzz=0); then
 			die "a patch of kernel/patches/series does not apply (see above)"
