@@ -48,7 +48,6 @@
 #include "log.h"
 #include "rmtree.h"
 #include "state.h"
-#include "supervise.h"
 #include "util.h"
 
 #define GUEST_EXCHANGE	"/host"

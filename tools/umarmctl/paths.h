@@ -13,6 +13,12 @@
 /* sizeof(((struct sockaddr_un *)0)->sun_path) */
 #define SUN_PATH_MAX	108
 
+/* What an instance keeps in its directories (struct inst below) */
+#define NOTIFY_SOCK	"notify"	/* RUN: UML's mconsole notifications */
+#define CONSOLE_LOG	"console.log"	/* STATE: the guest's console */
+#define EXCHANGE_DIR	"exchange"	/* STATE: hostfs-shared, /host in the guest */
+#define SHARES_DIR	"shares"	/* STATE/shares on exchange/shares */
+
 /**
  * struct scope - system (root) or per-user (XDG) set of instances
  * @user:	per-user instances

@@ -26,7 +26,6 @@
 #include "ctl.h"
 #include "lock.h"
 #include "log.h"
-#include "supervise.h"
 #include "text.h"
 #include "util.h"
 #include "vfsd.h"

@@ -46,7 +46,6 @@
 #include "log.h"
 #include "rmtree.h"
 #include "sharens.h"
-#include "supervise.h"
 #include "util.h"
 #include "inst.h"
 #include "vfsd.h"
