@@ -11,8 +11,6 @@
 
 #include "paths.h"
 
-#define CONTROL_SOCK	"control"	/* in the runtime directory */
-
 int ctl_connect(const struct inst *in);
 int ctl_request(const struct inst *in, const char *req, char *reply,
 		size_t len);

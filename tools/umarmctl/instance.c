@@ -83,7 +83,7 @@ int conf_save(const struct inst *in, const struct conf *c)
 	/* System instances may run under their own account, which reads
 	 * its configuration; a user's are the user's alone.
 	 */
-	pathf(dir, "%s/instances", in->sc->confdir);
+	pathf(dir, "%s/" INSTANCES_DIR, in->sc->confdir);
 	rc = mkdir_p(dir, in->sc->user ? 0700 : 0755);
 	if (!rc)
 		rc = write_file_atomic(in->conf, buf, n,

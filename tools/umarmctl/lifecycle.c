@@ -35,8 +35,6 @@
 #include "text.h"
 #include "util.h"
 
-#define AUTOSTART_FILE	"autostart"
-
 /**
  * start_verb_one() - open, start and maybe attach to one instance
  * @x:		global options
@@ -468,7 +466,7 @@ int cmd_autostart(struct ctx *x, int argc, char **argv)
 	(void)argv;
 	if (argc)
 		return usage_error("autostart");
-	pathf(dir, "%s/instances", x->sc.confdir);
+	pathf(dir, "%s/" INSTANCES_DIR, x->sc.confdir);
 	d = opendir(dir);
 	while (d && (de = readdir(d))) {
 		char name[NAME_MAX_LEN + 1], path[PATH_LEN];

@@ -328,7 +328,7 @@ static int spawn_passt(struct net *n, const struct inst *in, char **argv,
 	pid_t self = getpid(), pid;
 	char log[PATH_LEN];
 
-	inst_path(in, log, 0, "passt.log");
+	inst_path(in, log, 0, PASST_LOG);
 	pid = fork();
 	if (pid < 0)
 		return -errno;
@@ -486,7 +486,7 @@ int net_spawn_vhost_user(struct net *n, const struct inst *in,
 	*n->why = 0;
 	inst_path(in, n->sock, 1, sockname);
 	unlink(n->sock);
-	inst_path(in, log, 0, "passt.log");
+	inst_path(in, log, 0, PASST_LOG);
 	logoff = stat(log, &st) ? 0 : st.st_size;
 	argv[argc++] = "passt";
 	argv[argc++] = "--foreground";
@@ -575,7 +575,7 @@ int net_start(struct net *n, const struct inst *in, const struct conf *c,
 	argv[argc++] = "--quiet";
 
 	if (n->backend == NETB_VHOST_USER)
-		return net_spawn_vhost_user(n, in, "passt.sock", c->port,
+		return net_spawn_vhost_user(n, in, PASST_SOCK, c->port,
 					    c->nports, 0);
 
 	/* Relay */

@@ -27,7 +27,6 @@
 #include "text.h"
 #include "util.h"
 
-#define SUPERVISOR_LOG	"supervisor.log"
 /* Slack over ready-timeout/stop-timeout before the client gives up */
 #define WAIT_SLACK_MS	15000
 /* How long a start waits for another command's operations lock */

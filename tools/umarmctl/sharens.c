@@ -89,7 +89,7 @@ int shares_table(const struct inst *in, const struct conf *c)
 			      conf_str(c, sh->name), conf_share_fs_name(sh->fs),
 			      sh->ro ? "ro" : "rw", conf_str(c, sh->guest));
 	}
-	pathf(path, "%s/%s/table", in->state, SHARES_DIR);
+	pathf(path, "%s/%s/%s", in->state, SHARES_DIR, SHARES_TABLE);
 	rc = write_file_atomic(path, buf, o, 0644);
 	free(buf);
 	return rc;

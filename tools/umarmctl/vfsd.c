@@ -104,11 +104,11 @@ static int vfsd_spawn(struct sup *s, struct vfsd *v)
 	struct stat st;
 	int fd;
 
-	pathf(v->sock, "%s/fs-%s.sock", s->in->run, v->name);
+	pathf(v->sock, "%s/" VFSD_SOCK, s->in->run, v->name);
 	unlink(v->sock);
 	snprintf(sock, sizeof(sock), "--socket-path=%s", v->sock);
 	snprintf(dir, sizeof(dir), "--shared-dir=%s", v->host);
-	inst_path(s->in, log, 0, "virtiofsd.log");
+	inst_path(s->in, log, 0, VFSD_LOG);
 	v->pid = fork();
 	if (v->pid < 0)
 		return -errno;
