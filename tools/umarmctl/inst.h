@@ -3,15 +3,17 @@
  *
  * inst.h - the instance model: what the verbs call
  *
- * instance.c opens an instance and loads or saves its configuration;
- * runctl.c starts and stops it; attach.c and exec.c reach a running
- * guest's console and shell.  None of them calls a verb.
+ * instance.c opens an instance (conffile.h, below the model, loads and
+ * saves its configuration); runctl.c starts and stops it; attach.c and
+ * exec.c reach a running guest's console and shell.  None of them calls
+ * a verb.
  */
 
 #ifndef UMARM_INST_H
 #define UMARM_INST_H
 
 #include "conf.h"
+#include "conffile.h"
 #include "paths.h"
 
 /**
@@ -29,8 +31,6 @@ struct ctx {
 };
 
 /* instance.c */
-int conf_load(const struct inst *in, struct conf *c);
-int conf_save(const struct inst *in, const struct conf *c);
 int inst_open(struct ctx *x, const char *name, struct inst *in,
 	      struct conf *c);
 int use_systemd(struct ctx *x);
