@@ -31,7 +31,6 @@
 #include "log.h"
 #include "mconsole.h"
 #include "state.h"
-#include "supervise.h"
 #include "text.h"
 #include "util.h"
 
@@ -124,15 +123,7 @@ int cmd_run(struct ctx *x, int argc, char **argv)
 		return usage_error("run");
 	}
 	rc = inst_open(x, argv[0], &in, &c);
-	if (rc)
-		return rc;
-	rc = inst_mkdir_state(&in);
-	if (rc) {
-		err("%s: cannot create %s: %s", in.name, in.state,
-		    strerror(-rc));
-		return EX_FAIL;
-	}
-	return supervise(&in, &c, -1);
+	return rc ? rc : inst_run(&in, &c);
 }
 
 /**

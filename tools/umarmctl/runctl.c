@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* umarmctl - manage User-Mode Linux instances
  *
- * runctl.c - start and stop an instance: the supervisor as a daemon, or systemd
+ * runctl.c - start and stop an instance: the supervisor as a daemon, in
+ *	      the foreground (run), or systemd
  */
 
 #define _GNU_SOURCE
@@ -325,6 +326,26 @@ int inst_start(struct ctx *x, const struct inst *in, const struct conf *c)
 		rc = start_daemon(in, c, lock);
 	lock_release(lock);
 	return rc;
+}
+
+/**
+ * inst_run() - run an instance's supervisor in this process, until the
+ *		kernel exits (what umarm@.service runs, through "run")
+ * @in:		instance
+ * @c:		its configuration
+ *
+ * Return: exit code
+ */
+int inst_run(const struct inst *in, const struct conf *c)
+{
+	int rc = inst_mkdir_state(in);
+
+	if (rc) {
+		err("%s: cannot create %s: %s", in->name, in->state,
+		    strerror(-rc));
+		return EX_FAIL;
+	}
+	return supervise(in, c, -1);
 }
 
 /**
