@@ -11,6 +11,7 @@
 #include <sys/wait.h>
 
 #include "sup.h"
+#include "helpers.h"
 #include "log.h"
 #include "mconsole.h"
 #include "util.h"

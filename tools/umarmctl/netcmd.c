@@ -40,10 +40,11 @@
 
 #include "cmd.h"
 #include "ctl.h"
+#include "helpers.h"
+#include "host.h"
 #include "lock.h"
 #include "log.h"
 #include "mconsole.h"
-#include "net.h"
 #include "nif.h"
 #include "state.h"
 #include "text.h"

@@ -24,11 +24,11 @@
 
 #include "cmd.h"
 #include "ctl.h"
+#include "host.h"
 #include "lock.h"
 #include "log.h"
 #include "text.h"
 #include "util.h"
-#include "vfsd.h"
 
 #define SHARE_GUEST_TIMEOUT_S	60
 
@@ -173,7 +173,7 @@ static int add_check(const struct inst *in, const struct share_args *a,
 		return EX_USAGE;
 	}
 	if (a->fs == SHARE_VIRTIOFS)
-		return vfsd_usable(in, c);
+		return vfsd_usable(in->name, c);
 	return 0;
 }
 
