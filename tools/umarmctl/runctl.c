@@ -177,7 +177,8 @@ static int wait_stopped(const struct inst *in, int timeout_ms)
  * @in:		instance, whose supervisor runs
  *
  * A second start of a guest that is still booting must say so at once,
- * not wait behind the first start's operations lock.
+ * not wait behind the first start's operations lock.  A supervisor that
+ * has published no state yet is in its host checks: starting too.
  */
 static void say_running(const struct inst *in)
 {
@@ -185,8 +186,11 @@ static void say_running(const struct inst *in)
 	struct state st;
 
 	inst_path(in, path, 1, STATE_FILE);
-	if (!state_read(path, &st) && (!strcmp(st.status, "starting") ||
-				      !strcmp(st.status, "booting")))
+	if (state_read(path, &st))
+		info("%s: already starting (its supervisor checks the host); see 'umarmctl status %s'",
+		     in->name, in->name);
+	else if (!strcmp(st.status, "starting") ||
+		 !strcmp(st.status, "booting"))
 		info("%s: already starting (the guest is booting); see 'umarmctl status %s'",
 		     in->name, in->name);
 	else
