@@ -428,7 +428,7 @@ static int job_send(const struct guest_job *j, const struct job_digests *dg)
 	r = ctl_request(j->in, line, reply, sizeof(reply));
 	if (r) {
 		err("%s: cannot reach the supervisor: %s", j->in->name,
-		    r == -EIO ? reply : strerror(-r));
+		    ctl_why(r, reply));
 		return -1;
 	}
 	return 0;

@@ -276,8 +276,11 @@ static int pause_verb(struct ctx *x, int argc, char **argv, const char *req)
 			err("%s: not running", in.name);
 			r = EX_STATE;
 		}
-		if (!r && ctl_request(&in, req, reply, sizeof(reply))) {
-			err("%s: %s failed: %s", in.name, req, reply);
+		if (!r)
+			r = ctl_request(&in, req, reply, sizeof(reply));
+		if (r < 0) {
+			err("%s: %s failed: %s", in.name, req,
+			    ctl_why(r, reply));
 			r = EX_FAIL;
 		}
 		if (r && !rc)

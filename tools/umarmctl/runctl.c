@@ -386,11 +386,16 @@ int inst_stop(struct ctx *x, const struct inst *in, int hard,
 		c.stop_timeout = timeout;
 	rc = ctl_request(in, hard ? "kill" : "stop", reply, sizeof(reply));
 	if (rc && inst_running(in)) {
-		err("%s: the supervisor does not answer on %s/%s (%s); 'umarmctl kill %s' or kill its pid",
-		    in->name, in->run, CONTROL_SOCK,
-		    rc == -EIO ? reply : strerror(-rc), in->name);
+		err("%s: cannot reach the supervisor on %s/%s: %s; %s%s%skill its pid",
+		    in->name, in->run, CONTROL_SOCK, ctl_why(rc, reply),
+		    hard ? "" : "'umarmctl kill ", hard ? "" : in->name,
+		    hard ? "" : "' or ");
 		return EX_FAIL;
 	}
+	/* stopped all the same: what was asked */
+	if (rc == -ESRCH)
+		warn("%s: %s; see 'umarmctl status %s'", in->name,
+		     ctl_why(rc, reply), in->name);
 	if (wait_stopped(in, c.stop_timeout * 1000 + WAIT_SLACK_MS)) {
 		err("%s: still running after %us; try 'umarmctl kill %s'",
 		    in->name, c.stop_timeout + WAIT_SLACK_MS / 1000, in->name);
@@ -432,8 +437,7 @@ int inst_reboot(struct ctx *x, const struct inst *in)
 	(void)x;
 	rc = ctl_request(in, "reboot", reply, sizeof(reply));
 	if (rc) {
-		err("%s: reboot failed: %s", in->name,
-		    rc == -EIO ? reply : strerror(-rc));
+		err("%s: reboot failed: %s", in->name, ctl_why(rc, reply));
 		return EX_STATE;
 	}
 	deadline = boot_ms() + c.ready_timeout * 1000ULL + WAIT_SLACK_MS;

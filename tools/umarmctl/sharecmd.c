@@ -231,7 +231,7 @@ static int share_add(struct ctx *x, int argc, char **argv)
 	rc = ctl_request(&in, req, reply, sizeof(reply));
 	if (rc) {
 		err("%s: the host side of share %s failed: %s; not added",
-		    in.name, name, rc == -EIO ? reply : strerror(-rc));
+		    in.name, name, ctl_why(rc, reply));
 		conf_share_del(c, c->nshares - 1);
 		conf_save(&in, c);
 		rc = EX_FAIL;
@@ -308,7 +308,7 @@ static int share_rm(struct ctx *x, int argc, char **argv)
 	rc = ctl_request(&in, req, reply, sizeof(reply));
 	if (rc) {
 		err("%s: share %s: the supervisor did not take it away: %s",
-		    in.name, name, rc == -EIO ? reply : strerror(-rc));
+		    in.name, name, ctl_why(rc, reply));
 		rc = EX_FAIL;
 		goto out;
 	}
