@@ -41,7 +41,7 @@ UMARM_CACHE=${UMARM_CACHE:-${HOME:-/root}/.cache/linux-uml-arm64}
 die() { echo "setup-host: $*" >&2; exit 1; }
 
 # Whether /usr/bin/passt knows --vhost-user; the string is in the binary
-# (like tools/umarmctl/net.c passt_has_vhost_user(): --help goes to syslog).
+# (like tools/umarmctl/helpers.c passt_has_vhost_user(): --help goes to syslog).
 passt_has_vhost_user() {
 	[ -x /usr/bin/passt ] && grep -q -- vhost-user /usr/bin/passt
 }

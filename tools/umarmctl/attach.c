@@ -48,9 +48,13 @@ static int console_open(const struct inst *in, int *fd)
 	char ok[3];
 
 	*fd = ctl_connect(in);
-	if (*fd < 0) {
+	if (*fd == -ENOENT || *fd == -ECONNREFUSED) {
 		err("%s: not running (no console at %s/%s)", in->name, in->run,
 		    CONTROL_SOCK);
+		return EX_STATE;
+	}
+	if (*fd < 0) {
+		err("%s: no console: %s", in->name, ctl_why(*fd, ""));
 		return EX_STATE;
 	}
 	if (write_all(*fd, "console\n", 8)) {

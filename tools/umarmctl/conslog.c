@@ -19,7 +19,6 @@
 #include "disk.h"
 #include "log.h"
 #include "mconsole.h"
-#include "supervise.h"
 #include "text.h"
 #include "util.h"
 

@@ -20,7 +20,6 @@
 #include "cmd.h"
 #include "lock.h"
 #include "log.h"
-#include "supervise.h"
 #include "text.h"
 #include "util.h"
 

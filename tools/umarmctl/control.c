@@ -1,18 +1,21 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* umarmctl - manage User-Mode Linux instances
  *
- * control.c - the supervisor's side of the control socket
+ * control.c - the supervisor's side of the control socket: each request
+ *	       to the part of the supervisor it is for
  */
 
 #define _GNU_SOURCE
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 
 #include "sup.h"
+#include "conffile.h"
 #include "sharens.h"
 #include "log.h"
 #include "nif.h"
@@ -37,6 +40,86 @@ int listen_unix(const char *path)
 		return rc;
 	}
 	return fd;
+}
+
+/**
+ * share_is_vfsd() - whether a share is virtio-fs: from the configuration
+ *		     for an add, from the running virtiofsds for a remove
+ * @s:		supervisor
+ * @c:		configuration
+ * @i:		the share
+ *
+ * Return: 1 if it is
+ */
+static int share_is_vfsd(const struct sup *s, const struct conf *c, int i)
+{
+	int j;
+
+	if (c->share[i].fs == SHARE_VIRTIOFS)
+		return 1;
+	for (j = 0; j < VFSD_MAX; j++)
+		if (s->vfs[j].pid &&
+		    !strcmp(s->vfs[j].name, conf_str(c, c->share[i].name)))
+			return 1;
+	return 0;
+}
+
+/**
+ * share_request() - control requests "share-add NAME", "share-rm NAME"
+ * @s:		supervisor
+ * @line:	the request
+ * @reply:	"OK" or "ERR why", with newline
+ * @len:	size of @reply
+ *
+ * The client saved the configuration first ("share add" keeps the share
+ * in it, "share rm" has dropped it): for an add it is read again here,
+ * for a remove the share is looked up in what it was at start or added.
+ * The table follows the configuration, so that a guest reboot mounts
+ * the same shares.  hostfs shares are sharens.c's, virtio-fs ones
+ * vfsd.c's.
+ */
+static void share_request(struct sup *s, const char *line, char *reply,
+			  size_t len)
+{
+	int add = !strncmp(line, "share-add ", 10), i, rc;
+	const char *name = line + (add ? 10 : 9);
+	struct conf *c = malloc(sizeof(*c));
+	char why[400] = "";
+
+	if (!c || conf_load(s->in, c)) {
+		snprintf(reply, len, "ERR cannot read the configuration\n");
+		free(c);
+		return;
+	}
+	i = conf_share_find(c, name);
+	if (add && i < 0) {
+		snprintf(reply, len, "ERR no share '%.64s' in the configuration\n",
+			 name);
+	} else if (!add && i >= 0) {
+		snprintf(reply, len, "ERR share '%.64s' is still in the configuration\n",
+			 name);
+	} else {
+		if (!add) {
+			/* a placeholder: the mount point is all that counts */
+			const char *unused;
+
+			conf_share_add(c, name, "/", "/unused", 0,
+				       SHARE_HOSTFS, &unused);
+			i = c->nshares - 1;
+		}
+		rc = share_is_vfsd(s, c, i) ?
+		     vfsd_hot(s, c, i, add, why, sizeof(why)) :
+		     shares_hot(s, c, i, add, why, sizeof(why));
+		if (!add)
+			conf_share_del(c, i);
+		if (rc)
+			snprintf(reply, len, "ERR %s\n", why);
+		else if (shares_table(s->in, c))
+			snprintf(reply, len, "ERR cannot write the share table\n");
+		else
+			snprintf(reply, len, "OK\n");
+	}
+	free(c);
 }
 
 /**
@@ -107,7 +190,7 @@ static void client_line(struct sup *s, struct client *c, const char *line)
 		}
 	} else if (!strncmp(line, "share-add ", 10) ||
 		   !strncmp(line, "share-rm ", 9)) {
-		shares_request(s, line, reply, sizeof(reply));
+		share_request(s, line, reply, sizeof(reply));
 		ok = reply;
 	} else if (!strcmp(line, "ping")) {
 		ok = "OK\n";

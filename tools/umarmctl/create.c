@@ -19,8 +19,6 @@
 #include "log.h"
 #include "util.h"
 
-#define ROOT_COW	"root.cow"
-#define ROOT_IMG	"root.img"
 
 /**
  * root_from_base() - make a private root image from a base image

@@ -14,15 +14,23 @@
 #include <sys/un.h>
 
 #include "ctl.h"
+#include "lock.h"
+#include "state.h"
 #include "util.h"
 
+/* How often to look for the control socket of a supervisor starting */
+#define CTL_POLL_MS	50
+/* How long a supervisor that runs its loop may take to answer */
+#define CTL_REPLY_MS	10000
+
 /**
- * ctl_connect() - connect to the control socket of a running instance
+ * ctl_connect_once() - connect to the control socket, if it listens now
  * @in:		instance
  *
- * Return: socket, negative errno on failure
+ * Return: socket, negative errno on failure (-ENOENT, -ECONNREFUSED: no
+ *	   supervisor listens there yet, or any more)
  */
-int ctl_connect(const struct inst *in)
+static int ctl_connect_once(const struct inst *in)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	char path[PATH_LEN];
@@ -45,6 +53,125 @@ int ctl_connect(const struct inst *in)
 }
 
 /**
+ * ctl_connect() - connect to the control socket of a running instance
+ * @in:		instance
+ *
+ * A supervisor makes its socket only after its host checks, which are
+ * slow on a loaded host: "umarmctl start NAME; umarmctl stop NAME" must
+ * not fail in between.  So while the supervisor lives (holds the run
+ * lock), its socket is waited for, up to CTL_START_WAIT_MS.
+ *
+ * Return: socket; -ESRCH if the supervisor exited while we waited,
+ *	   -ENOTCONN if it made no socket in time, another negative errno
+ *	   (-ENOENT: not running)
+ */
+int ctl_connect(const struct inst *in)
+{
+	uint64_t deadline = boot_ms() + CTL_START_WAIT_MS;
+	int fd, waited = 0;
+
+	for (;;) {
+		fd = ctl_connect_once(in);
+		if (fd >= 0 || (fd != -ENOENT && fd != -ECONNREFUSED))
+			return fd;
+		if (inst_running(in) <= 0)
+			return waited ? -ESRCH : fd;
+		if (boot_ms() >= deadline)
+			return -ENOTCONN;
+		waited = 1;
+		sleep_ms(CTL_POLL_MS);
+	}
+}
+
+/**
+ * sup_starting() - whether the supervisor has not reached its loop yet
+ * @in:		instance
+ *
+ * It listens before it starts passt and the kernel, and answers once
+ * its loop runs, when it publishes "booting".
+ *
+ * Return: 1 if it runs and published nothing yet, or "starting"
+ */
+static int sup_starting(const struct inst *in)
+{
+	char path[PATH_LEN];
+	struct state st;
+
+	if (inst_running(in) <= 0)
+		return 0;
+	inst_path(in, path, 1, STATE_FILE);
+	return state_read(path, &st) || !strcmp(st.status, "starting");
+}
+
+/**
+ * ctl_reply() - read the one-line reply to a request
+ * @in:		instance
+ * @fd:		the connection
+ * @buf:	set to the reply, NUL-terminated
+ * @size:	size of @buf
+ *
+ * A supervisor answers within CTL_REPLY_MS once its loop runs; while it
+ * is still starting, up to CTL_START_WAIT_MS.
+ *
+ * Return: 0, -ETIMEDOUT, -ECONNRESET
+ */
+static int ctl_reply(const struct inst *in, int fd, char *buf, size_t size)
+{
+	uint64_t deadline = boot_ms() + CTL_START_WAIT_MS;
+	size_t o = 0;
+
+	buf[0] = 0;
+	while (o < size - 1) {
+		struct pollfd p = { .fd = fd, .events = POLLIN };
+		ssize_t n;
+		int r = poll(&p, 1, CTL_REPLY_MS);
+
+		if (r == 0 && sup_starting(in) && boot_ms() < deadline)
+			continue;
+		if (r <= 0)
+			return -ETIMEDOUT;
+		n = read(fd, buf + o, size - 1 - o);
+		if (n <= 0)
+			return -ECONNRESET;
+		o += n;
+		buf[o] = 0;
+		if (strchr(buf, '\n'))
+			break;
+	}
+	return 0;
+}
+
+/**
+ * ctl_why() - what a failed ctl_request() or ctl_connect() means
+ * @rc:		what it returned
+ * @reply:	the reply it filled, for -EIO
+ *
+ * Return: a text for the user (the supervisor's own, for -EIO)
+ */
+const char *ctl_why(int rc, const char *reply)
+{
+	static char why[120];
+
+	switch (rc) {
+	case -EIO:
+		return reply;
+	case -ESRCH:
+		return "the supervisor exited before it answered";
+	case -ENOTCONN:
+		snprintf(why, sizeof(why),
+			 "the supervisor, still starting, opened no control socket within %ds",
+			 CTL_START_WAIT_MS / 1000);
+		return why;
+	case -ETIMEDOUT:
+		snprintf(why, sizeof(why),
+			 "the supervisor did not answer within %ds",
+			 CTL_REPLY_MS / 1000);
+		return why;
+	}
+	return strerror(-rc);
+}
+
+/**
  * ctl_request() - send one control request and read its one-line reply
  * @in:		instance
  * @req:	request, without newline
@@ -52,13 +179,13 @@ int ctl_connect(const struct inst *in)
  * @len:	size of @reply
  *
  * Return: 0 on "OK" (what follows "OK " in @reply), -EIO on "ERR ..."
- *	   (text in @reply), negative errno
+ *	   (text in @reply), negative errno (as ctl_connect(), or
+ *	   -ETIMEDOUT, -ECONNRESET); ctl_why() says what it means
  */
 int ctl_request(const struct inst *in, const char *req, char *reply,
 		size_t len)
 {
 	char buf[1100];
-	size_t o = 0;
 	int fd, rc;
 
 	if (len)
@@ -68,24 +195,8 @@ int ctl_request(const struct inst *in, const char *req, char *reply,
 		return fd;
 	snprintf(buf, sizeof(buf), "%s\n", req);
 	rc = write_all(fd, buf, strlen(buf));
-	while (!rc && o < sizeof(buf) - 1) {
-		struct pollfd p = { .fd = fd, .events = POLLIN };
-		ssize_t n;
-
-		if (poll(&p, 1, 10000) <= 0) {
-			rc = -ETIMEDOUT;
-			break;
-		}
-		n = read(fd, buf + o, sizeof(buf) - 1 - o);
-		if (n <= 0) {
-			rc = -ECONNRESET;
-			break;
-		}
-		o += n;
-		buf[o] = 0;
-		if (strchr(buf, '\n'))
-			break;
-	}
+	if (!rc)
+		rc = ctl_reply(in, fd, buf, sizeof(buf));
 	close(fd);
 	if (rc)
 		return rc;

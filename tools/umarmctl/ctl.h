@@ -11,10 +11,14 @@
 
 #include "paths.h"
 
-#define CONTROL_SOCK	"control"	/* in the runtime directory */
+/* How long a verb waits for a starting supervisor's control socket and
+ * answer: as long as a start waits for another command's operations lock
+ */
+#define CTL_START_WAIT_MS	60000
 
 int ctl_connect(const struct inst *in);
 int ctl_request(const struct inst *in, const char *req, char *reply,
 		size_t len);
+const char *ctl_why(int rc, const char *reply);
 
 #endif /* UMARM_CTL_H */

@@ -48,10 +48,8 @@
 #include "log.h"
 #include "rmtree.h"
 #include "state.h"
-#include "supervise.h"
 #include "util.h"
 
-#define GUEST_EXCHANGE	"/host"
 #define START_TIMEOUT_MS 60000
 #define POLL_MIN_MS	5
 #define POLL_MAX_MS	100
@@ -287,7 +285,7 @@ static int job_dir(const struct inst *in, const char *id, char *dir,
 	char path[PATH_LEN];
 	int dfd, jfd;
 
-	if (pathf(path, "%s/%s/jobs", in->state, EXCHANGE_DIR) ||
+	if (pathf(path, "%s/%s/%s", in->state, EXCHANGE_DIR, JOBS_DIR) ||
 	    pathf(dir, "%s/%s", path, id))
 		return -ENAMETOOLONG;
 	/* "exchange" is the hostfs root, which the guest cannot replace;
@@ -366,7 +364,7 @@ static int job_create(struct guest_job *j)
 
 	snprintf(j->id, sizeof(j->id), "%d-%llx-%u", (int)getpid(),
 		 (unsigned long long)now_ms(), seq++);
-	if (pathf(j->gdir, "%s/jobs/%s", GUEST_EXCHANGE, j->id))
+	if (pathf(j->gdir, "%s/%s/%s", GUEST_EXCHANGE, JOBS_DIR, j->id))
 		return -1;
 	j->jfd = job_dir(j->in, j->id, j->dir, &j->jobs);
 	if (j->jfd < 0) {
@@ -430,7 +428,7 @@ static int job_send(const struct guest_job *j, const struct job_digests *dg)
 	r = ctl_request(j->in, line, reply, sizeof(reply));
 	if (r) {
 		err("%s: cannot reach the supervisor: %s", j->in->name,
-		    r == -EIO ? reply : strerror(-r));
+		    ctl_why(r, reply));
 		return -1;
 	}
 	return 0;

@@ -23,10 +23,10 @@
 #include <sys/vfs.h>
 #include <sys/wait.h>
 
+#include "helpers.h"
 #include "host.h"
 #include "hostseccomp.h"
 #include "log.h"
-#include "net.h"
 #include "sdnotify.h"
 #include "util.h"
 
@@ -175,6 +175,91 @@ int kernel_check(const char *name, const struct conf *c, char *buf)
 							  : "16k");
 		return -e;
 	}
+	return 0;
+}
+
+/**
+ * kernel_config_opt() - how the kernel has an option, from its config
+ * @kernel:	kernel path
+ * @opt:	option without CONFIG_, e.g. "VIRTIO_NET"
+ *
+ * The configuration is next to the kernel: "config" in a package's
+ * flavour directory (/usr/lib/uml/linux-uml-arm64/FLAVOUR/), ".config" in
+ * a kernel/build.sh output directory.
+ *
+ * Return: 'y' built in, 'm' a module, 'n' not configured, 0 if unknown
+ */
+int kernel_config_opt(const char *kernel, const char *opt)
+{
+	static const char *names[] = { "config", ".config" };
+	const char *slash = strrchr(kernel, '/');
+	size_t i, dlen = slash ? (size_t)(slash - kernel) + 1 : 0;
+	char key[80];
+	int klen;
+
+	klen = snprintf(key, sizeof(key), "\nCONFIG_%s=", opt);
+	if (klen < 0 || (size_t)klen >= sizeof(key))
+		return 0;
+	for (i = 0; i < ARRAY_SIZE(names); i++) {
+		char path[PATH_LEN], *t, *v;
+		int r;
+
+		if (dlen + strlen(names[i]) >= sizeof(path))
+			continue;
+		memcpy(path, kernel, dlen);
+		strcpy(path + dlen, names[i]);
+		if (read_file(path, &t, 1 << 22) <= 0)
+			continue;
+		v = strstr(t, key);
+		r = !v ? 'n' : v[klen] == 'y' ? 'y' : v[klen] == 'm' ? 'm' : 'n';
+		free(t);
+		return r;
+	}
+	return 0;
+}
+
+/**
+ * kernel_virtio_net() - how the kernel has virtio_net, from its config
+ * @kernel:	kernel path
+ *
+ * Return: 'y' built in, 'm' a module, 'n' not configured, 0 if unknown
+ */
+int kernel_virtio_net(const char *kernel)
+{
+	return kernel_config_opt(kernel, "VIRTIO_NET");
+}
+
+/**
+ * vfsd_usable() - whether a virtio-fs share can work for an instance
+ * @name:	instance name, for the messages
+ * @c:		its configuration (for the kernel)
+ *
+ * Return: 0, or an exit code (message printed, naming the fix)
+ */
+int vfsd_usable(const char *name, const struct conf *c)
+{
+	char kernel[PATH_LEN];
+	struct stat st;
+	int fs;
+
+	if (stat(vfsd_bin(), &st) || !S_ISREG(st.st_mode) ||
+	    access(vfsd_bin(), X_OK)) {
+		err("%s: %s is missing: apt install virtiofsd (Debian 13 or later; Debian 12 has none), set UMARM_VIRTIOFSD, or share with --transport hostfs",
+		    name, vfsd_bin());
+		return EX_HOST;
+	}
+	if (kernel_path(c, kernel))
+		return 0;
+	fs = kernel_config_opt(kernel, "VIRTIO_FS");
+	if (fs == 'n' || kernel_config_opt(kernel, "VIRTIO_UML") == 'n') {
+		err("%s: the kernel %s has no %s, so the guest cannot mount virtio-fs: share with --transport hostfs",
+		    name, kernel, fs == 'n' ? "CONFIG_VIRTIO_FS" :
+		    "CONFIG_VIRTIO_UML");
+		return EX_HOST;
+	}
+	if (fs == 'm')
+		info("%s: virtiofs is a module of this kernel: the guest must load it (modprobe virtiofs)",
+		     name);
 	return 0;
 }
 

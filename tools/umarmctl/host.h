@@ -18,6 +18,9 @@ int flavour_page_size(const char *flavour);
 int flavour_check(const char *name, const char *flavour);
 int kernel_path(const struct conf *c, char *buf);
 int kernel_check(const char *name, const struct conf *c, char *buf);
+int kernel_config_opt(const char *kernel, const char *opt);
+int kernel_virtio_net(const char *kernel);
+int vfsd_usable(const char *name, const struct conf *c);
 int host_check(int verbose);
 
 #endif /* UMARM_HOST_H */

@@ -11,6 +11,7 @@
 #include <sys/wait.h>
 
 #include "sup.h"
+#include "helpers.h"
 #include "log.h"
 #include "mconsole.h"
 #include "util.h"
@@ -116,7 +117,7 @@ void hotplug_add(struct sup *s, const char *args, char *reply,
 	}
 	h = &s->hp[id];
 	memset(h, 0, sizeof(*h));
-	snprintf(sock, sizeof(sock), "net%u.sock", id);
+	snprintf(sock, sizeof(sock), HOTPLUG_SOCK, id);
 	if (net_spawn_vhost_user(&h->n, s->in, sock, ports, np, 1)) {
 		snprintf(reply, len, "ERR %s\n",
 			 *h->n.why ? h->n.why : "passt did not start");

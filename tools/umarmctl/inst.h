@@ -3,15 +3,18 @@
  *
  * inst.h - the instance model: what the verbs call
  *
- * instance.c opens an instance and loads or saves its configuration;
- * runctl.c starts and stops it; attach.c and exec.c reach a running
- * guest's console and shell.  None of them calls a verb.
+ * instance.c opens an instance (conffile.h, below the model, loads and
+ * saves its configuration); runctl.c starts, runs and stops it (it
+ * alone calls the supervisor, supervise.h); attach.c and
+ * exec.c reach a running guest's console and shell.  None of them calls
+ * a verb.
  */
 
 #ifndef UMARM_INST_H
 #define UMARM_INST_H
 
 #include "conf.h"
+#include "conffile.h"
 #include "paths.h"
 
 /**
@@ -29,8 +32,6 @@ struct ctx {
 };
 
 /* instance.c */
-int conf_load(const struct inst *in, struct conf *c);
-int conf_save(const struct inst *in, const struct conf *c);
 int inst_open(struct ctx *x, const char *name, struct inst *in,
 	      struct conf *c);
 int use_systemd(struct ctx *x);
@@ -38,6 +39,7 @@ int systemctl(struct ctx *x, const char *verb, const char *name);
 
 /* runctl.c */
 int inst_start(struct ctx *x, const struct inst *in, const struct conf *c);
+int inst_run(const struct inst *in, const struct conf *c);
 int inst_stop(struct ctx *x, const struct inst *in, int hard,
 	      unsigned int timeout);
 int inst_reboot(struct ctx *x, const struct inst *in);

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* umarmctl - manage User-Mode Linux instances
  *
- * instance.c - the instance model: open one, load and save its
- *		configuration, and whether systemd runs it
+ * instance.c - the instance model: open one (its configuration through
+ *		conffile.c), and whether systemd runs it
  *
  * The verbs (create.c, manage.c, show.c, lifecycle.c, ...) call down into
  * this file and runctl.c; nothing here calls a verb.
@@ -20,82 +20,6 @@
 #include "log.h"
 #include "sdnotify.h"
 #include "util.h"
-
-/**
- * conf_load() - read and validate the configuration of an instance
- * @in:		instance
- * @c:		parsed configuration
- *
- * Return: 0 on success, EX_NOINST or EX_CONFIG (message printed)
- */
-int conf_load(const struct inst *in, struct conf *c)
-{
-	struct conf_error e = { 0 };
-	char *text;
-	ssize_t n;
-
-	conf_defaults(c);
-	n = read_file(in->conf, &text, CONF_MAX_SIZE);
-	if (n == -ENOENT) {
-		err("%s: no such instance (no %s); see 'umarmctl list'%s",
-		    in->name, in->conf,
-		    in->sc->user && !getuid() ? ", or try --system" :
-		    !in->sc->user ? ", or try --user" : "");
-		return EX_NOINST;
-	}
-	if (n < 0) {
-		err("%s: cannot read %s: %s", in->name, in->conf,
-		    strerror(-n));
-		return n == -EFBIG ? EX_CONFIG : EX_FAIL;
-	}
-	if (conf_parse(c, text, n, &e)) {
-		if (e.line)
-			err("%s: %s:%d: %s; fix the file (see umarm.conf(5))",
-			    in->name, in->conf, e.line, e.msg);
-		else
-			err("%s: %s: %s; fix the file (see umarm.conf(5))",
-			    in->name, in->conf, e.msg);
-		free(text);
-		return EX_CONFIG;
-	}
-	free(text);
-	return 0;
-}
-
-/**
- * conf_save() - atomically write the configuration of an instance
- * @in:		instance
- * @c:		configuration
- *
- * Return: 0 on success, EX_FAIL (message printed)
- */
-int conf_save(const struct inst *in, const struct conf *c)
-{
-	char *buf = malloc(CONF_MAX_SIZE), dir[PATH_LEN];
-	int n, rc;
-
-	n = buf ? conf_format(c, buf, CONF_MAX_SIZE) : -ENOMEM;
-	if (n < 0) {
-		err("%s: configuration too large", in->name);
-		free(buf);
-		return EX_FAIL;
-	}
-	/* System instances may run under their own account, which reads
-	 * its configuration; a user's are the user's alone.
-	 */
-	pathf(dir, "%s/instances", in->sc->confdir);
-	rc = mkdir_p(dir, in->sc->user ? 0700 : 0755);
-	if (!rc)
-		rc = write_file_atomic(in->conf, buf, n,
-				       in->sc->user ? 0600 : 0644);
-	free(buf);
-	if (rc) {
-		err("%s: cannot write %s: %s", in->name, in->conf,
-		    strerror(-rc));
-		return EX_FAIL;
-	}
-	return 0;
-}
 
 /**
  * state_repair() - remake the state directory of a configured instance

@@ -31,11 +31,8 @@
 #include "log.h"
 #include "mconsole.h"
 #include "state.h"
-#include "supervise.h"
 #include "text.h"
 #include "util.h"
-
-#define AUTOSTART_FILE	"autostart"
 
 /**
  * start_verb_one() - open, start and maybe attach to one instance
@@ -126,15 +123,7 @@ int cmd_run(struct ctx *x, int argc, char **argv)
 		return usage_error("run");
 	}
 	rc = inst_open(x, argv[0], &in, &c);
-	if (rc)
-		return rc;
-	rc = inst_mkdir_state(&in);
-	if (rc) {
-		err("%s: cannot create %s: %s", in.name, in.state,
-		    strerror(-rc));
-		return EX_FAIL;
-	}
-	return supervise(&in, &c, -1);
+	return rc ? rc : inst_run(&in, &c);
 }
 
 /**
@@ -287,8 +276,11 @@ static int pause_verb(struct ctx *x, int argc, char **argv, const char *req)
 			err("%s: not running", in.name);
 			r = EX_STATE;
 		}
-		if (!r && ctl_request(&in, req, reply, sizeof(reply))) {
-			err("%s: %s failed: %s", in.name, req, reply);
+		if (!r)
+			r = ctl_request(&in, req, reply, sizeof(reply));
+		if (r < 0) {
+			err("%s: %s failed: %s", in.name, req,
+			    ctl_why(r, reply));
 			r = EX_FAIL;
 		}
 		if (r && !rc)
@@ -468,7 +460,7 @@ int cmd_autostart(struct ctx *x, int argc, char **argv)
 	(void)argv;
 	if (argc)
 		return usage_error("autostart");
-	pathf(dir, "%s/instances", x->sc.confdir);
+	pathf(dir, "%s/" INSTANCES_DIR, x->sc.confdir);
 	d = opendir(dir);
 	while (d && (de = readdir(d))) {
 		char name[NAME_MAX_LEN + 1], path[PATH_LEN];

@@ -9,9 +9,6 @@
 
 #include "paths.h"
 
-#define LOCK_OPS	".lock"		/* held while changing an instance */
-#define LOCK_RUN	".run.lock"	/* held by the supervisor while up */
-
 int lock_take(const struct inst *in, const char *file, int excl,
 	      int timeout_ms);
 int lock_ops(const struct inst *in);

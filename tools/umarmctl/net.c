@@ -17,19 +17,12 @@
  *   a SOCK_STREAM pair towards passt, adding and stripping the length.
  *   When a side is full a frame is dropped, as a NIC would.
  *
- * AppArmor: Debian's passt comes with an enforcing profile (usr.bin.passt)
- * that lets passt create files only under /tmp and $HOME, not in the
- * instances' runtime directories where umarmctl puts its sockets.  Like
- * libvirt, umarmctl ships its own profile for the passt it starts,
- * /etc/apparmor.d/umarm-passt (apparmor/umarm-passt), and asks for it
- * on exec, as aa_change_onexec(2) does; without AppArmor, or without that
- * profile loaded, passt runs as it would anyway.
+ * AppArmor: passt runs under umarmctl's own profile when it can
+ * (helpers.c says why and how).
  */
 
 #define _GNU_SOURCE
 #include <arpa/inet.h>
-#include <ctype.h>
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -42,6 +35,8 @@
 #include <sys/wait.h>
 
 #include "child.h"
+#include "helpers.h"
+#include "host.h"
 #include "net.h"
 #include "log.h"
 #include "util.h"
@@ -52,240 +47,6 @@
 #define RELAY_MTU		"1500"
 /* passt gets this long to exit after SIGTERM, then SIGKILL */
 #define PASST_STOP_MS		1000
-/* the AppArmor profile umarmctl runs PASST_BIN under, and its file */
-#define AA_PROFILE		"umarm-passt"
-#define AA_PROFILE_FILE		"/etc/apparmor.d/" AA_PROFILE
-
-/**
- * passt_bin() - the passt to run
- *
- * Return: $UMARM_PASST if set (a passt built from source, for tests or a
- *	   host whose packaged passt is too old), else /usr/bin/passt
- */
-const char *passt_bin(void)
-{
-	const char *e = getenv("UMARM_PASST");
-
-	return e && *e ? e : PASST_BIN;
-}
-
-/**
- * passt_has_vhost_user() - whether the installed passt knows --vhost-user
- *
- * Looks for the option string in the binary rather than running it:
- * passt's --help goes to syslog when not on a terminal.
- *
- * Return: 1 if supported, 0 if not (or no passt)
- */
-int passt_has_vhost_user(void)
-{
-	static const char needle[] = "vhost-user";
-	char buf[65536 + sizeof(needle)];
-	size_t keep = 0;
-	int fd, found = 0;
-	ssize_t n;
-
-	fd = open(passt_bin(), O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return 0;
-	while (!found && (n = read(fd, buf + keep, 65536)) > 0) {
-		size_t len = keep + n;
-
-		found = !!memmem(buf, len, needle, sizeof(needle) - 1);
-		keep = len < sizeof(needle) ? len : sizeof(needle) - 1;
-		memmove(buf, buf + len - keep, keep);
-	}
-	close(fd);
-	return found;
-}
-
-/**
- * apparmor_enabled() - whether the running kernel enforces AppArmor
- *
- * Return: 1 if enabled, 0 if not (not built in, or not in lsm=)
- */
-int apparmor_enabled(void)
-{
-	char *t;
-	int r;
-
-	r = read_file("/sys/module/apparmor/parameters/enabled", &t, 64) > 0 &&
-	    *t == 'Y';
-	free(t);
-	return r;
-}
-
-/**
- * aa_change_onexec() - run the next program we exec under an AppArmor profile
- * @profile:	profile name
- *
- * What libapparmor's aa_change_onexec() does: write "exec PROFILE" to
- * /proc/self/attr/apparmor/exec, or on kernels before 5.8, which lack
- * that directory, to /proc/self/attr/exec (then AppArmor's, as the caller
- * checked that AppArmor is enabled).
- *
- * Return: 0 on success, negative errno: -ENOENT if the profile is not
- *	   loaded, -EACCES or -EPERM if our own confinement forbids it
- */
-static int aa_change_onexec(const char *profile)
-{
-	static const char *const attr[] = {
-		"/proc/self/attr/apparmor/exec", "/proc/self/attr/exec",
-	};
-	char cmd[128];
-	size_t i;
-	int len;
-
-	len = snprintf(cmd, sizeof(cmd), "exec %s", profile);
-	if (len < 0 || (size_t)len >= sizeof(cmd))
-		return -ENAMETOOLONG;
-	for (i = 0; i < ARRAY_SIZE(attr); i++) {
-		int fd = open(attr[i], O_WRONLY | O_CLOEXEC), e;
-		ssize_t w;
-
-		if (fd < 0) {
-			if (errno == ENOENT)
-				continue;
-			return -errno;
-		}
-		w = write(fd, cmd, len);
-		e = errno;
-		close(fd);
-		if (w == len)
-			return 0;
-		return w < 0 ? -e : -EIO;
-	}
-	return -ENOENT;
-}
-
-/**
- * aa_listed() - whether a profile is loaded, from AppArmor's policy directory
- * @profile:	profile name
- *
- * Asking for a profile that is not loaded costs a line "apparmor=DENIED
- * operation=change_onexec info=label not found" in the kernel log, on
- * every start of an instance where AppArmor is enabled but umarm-passt
- * is not loaded (Debian's kernels without the apparmor package), so look
- * first.  The directory (also readable without privileges) has an entry
- * NAME.N per loaded profile.
- *
- * Return: 1 if listed, 0 if not, -1 if unknown (no securityfs, old kernel)
- */
-static int aa_listed(const char *profile)
-{
-	DIR *d = opendir("/sys/kernel/security/apparmor/policy/profiles");
-	size_t len = strlen(profile);
-	struct dirent *e;
-	int found = 0;
-
-	if (!d)
-		return -1;
-	while (!found && (e = readdir(d)))
-		found = !strncmp(e->d_name, profile, len) &&
-			e->d_name[len] == '.' &&
-			isdigit((unsigned char)e->d_name[len + 1]);
-	closedir(d);
-	return found;
-}
-
-/**
- * aa_probe() - whether this process may run its next program under a profile
- * @profile:	profile name
- *
- * Asks for the change in a child that exits with the result, so that
- * nothing changes for this process; works without privileges.
- *
- * Return: 0 if it may, negative errno if not (-ENOENT: not loaded)
- */
-static int aa_probe(const char *profile)
-{
-	int st;
-	pid_t pid;
-
-	if (!aa_listed(profile))
-		return -ENOENT;
-	pid = fork();
-	if (pid < 0)
-		return -errno;
-	if (!pid)
-		_exit(-aa_change_onexec(profile) & 0xff);
-	if (waitpid(pid, &st, 0) != pid || !WIFEXITED(st))
-		return -ECHILD;
-	return -WEXITSTATUS(st);
-}
-
-/**
- * passt_apparmor() - how AppArmor confines the passt umarmctl starts
- *
- * Debian's usr.bin.passt names its profile "passt".
- *
- * Return: 1 if passt runs under umarm-passt; 0 if it runs unconfined
- *	   (AppArmor not enabled, or no profile for passt loaded); negative
- *	   errno if passt's own profile holds it because umarm-passt cannot
- *	   be used (-ENOENT: not loaded)
- */
-int passt_apparmor(void)
-{
-	int rc;
-
-	if (!apparmor_enabled())
-		return 0;
-	rc = aa_probe(AA_PROFILE);
-	if (!rc)
-		return 1;
-	return aa_probe("passt") ? 0 : rc;
-}
-
-/**
- * kernel_config_opt() - how the kernel has an option, from its config
- * @kernel:	kernel path
- * @opt:	option without CONFIG_, e.g. "VIRTIO_NET"
- *
- * The configuration is next to the kernel: "config" in a package's
- * flavour directory (/usr/lib/uml/linux-uml-arm64/FLAVOUR/), ".config" in
- * a kernel/build.sh output directory.
- *
- * Return: 'y' built in, 'm' a module, 'n' not configured, 0 if unknown
- */
-int kernel_config_opt(const char *kernel, const char *opt)
-{
-	static const char *names[] = { "config", ".config" };
-	const char *slash = strrchr(kernel, '/');
-	size_t i, dlen = slash ? (size_t)(slash - kernel) + 1 : 0;
-	char key[80];
-	int klen;
-
-	klen = snprintf(key, sizeof(key), "\nCONFIG_%s=", opt);
-	if (klen < 0 || (size_t)klen >= sizeof(key))
-		return 0;
-	for (i = 0; i < ARRAY_SIZE(names); i++) {
-		char path[PATH_LEN], *t, *v;
-		int r;
-
-		if (dlen + strlen(names[i]) >= sizeof(path))
-			continue;
-		memcpy(path, kernel, dlen);
-		strcpy(path + dlen, names[i]);
-		if (read_file(path, &t, 1 << 22) <= 0)
-			continue;
-		v = strstr(t, key);
-		r = !v ? 'n' : v[klen] == 'y' ? 'y' : v[klen] == 'm' ? 'm' : 'n';
-		free(t);
-		return r;
-	}
-	return 0;
-}
-
-/**
- * kernel_virtio_net() - how the kernel has virtio_net, from its config
- * @kernel:	kernel path
- *
- * Return: 'y' built in, 'm' a module, 'n' not configured, 0 if unknown
- */
-int kernel_virtio_net(const char *kernel)
-{
-	return kernel_config_opt(kernel, "VIRTIO_NET");
-}
 
 /**
  * port_args() - add passt -t/-u options for forwards
@@ -328,7 +89,7 @@ static int spawn_passt(struct net *n, const struct inst *in, char **argv,
 	pid_t self = getpid(), pid;
 	char log[PATH_LEN];
 
-	inst_path(in, log, 0, "passt.log");
+	inst_path(in, log, 0, PASST_LOG);
 	pid = fork();
 	if (pid < 0)
 		return -errno;
@@ -348,11 +109,7 @@ static int spawn_passt(struct net *n, const struct inst *in, char **argv,
 		}
 		if (keep_fd >= 0)
 			set_cloexec(keep_fd, 0);
-		/* Our profile is for the packaged passt; a failure (no
-		 * AppArmor, profile not loaded) leaves passt as it was. */
-		if (!strcmp(passt_bin(), PASST_BIN) && apparmor_enabled() &&
-		    aa_listed(AA_PROFILE))
-			aa_change_onexec(AA_PROFILE);
+		passt_confine();
 		execv(passt_bin(), argv);
 		fprintf(stderr, "exec %s: %s\n", passt_bin(), strerror(errno));
 		_exit(127);
@@ -443,7 +200,7 @@ static int passt_sock_failed(struct net *n, const struct inst *in,
 		rc = -EACCES;
 	} else {
 		snprintf(n->why, sizeof(n->why),
-			 "passt did not create %.200s%s; see %.200s/passt.log",
+			 "passt did not create %.200s%s; see %.200s/" PASST_LOG,
 			 n->sock, exited ? " and exited" : " in time",
 			 in->state);
 	}
@@ -486,7 +243,7 @@ int net_spawn_vhost_user(struct net *n, const struct inst *in,
 	*n->why = 0;
 	inst_path(in, n->sock, 1, sockname);
 	unlink(n->sock);
-	inst_path(in, log, 0, "passt.log");
+	inst_path(in, log, 0, PASST_LOG);
 	logoff = stat(log, &st) ? 0 : st.st_size;
 	argv[argc++] = "passt";
 	argv[argc++] = "--foreground";
@@ -575,7 +332,7 @@ int net_start(struct net *n, const struct inst *in, const struct conf *c,
 	argv[argc++] = "--quiet";
 
 	if (n->backend == NETB_VHOST_USER)
-		return net_spawn_vhost_user(n, in, "passt.sock", c->port,
+		return net_spawn_vhost_user(n, in, PASST_SOCK, c->port,
 					    c->nports, 0);
 
 	/* Relay */

@@ -13,7 +13,6 @@
 #include "paths.h"
 
 #define NET_FRAME_MAX	65536
-#define PASST_BIN	"/usr/bin/passt"
 
 /**
  * struct net - network of one running instance
@@ -46,13 +45,7 @@ struct net {
 	char why[512];
 };
 
-const char *passt_bin(void);
-int passt_has_vhost_user(void);
-int apparmor_enabled(void);
-int passt_apparmor(void);
-int kernel_config_opt(const char *kernel, const char *opt);
 int sock_listening(const char *path);
-int kernel_virtio_net(const char *kernel);
 int net_spawn_vhost_user(struct net *n, const struct inst *in,
 			 const char *sockname, const struct conf_port *ports,
 			 int nports, int one_off);

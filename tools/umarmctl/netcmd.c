@@ -40,10 +40,11 @@
 
 #include "cmd.h"
 #include "ctl.h"
+#include "helpers.h"
+#include "host.h"
 #include "lock.h"
 #include "log.h"
 #include "mconsole.h"
-#include "net.h"
 #include "nif.h"
 #include "state.h"
 #include "text.h"
@@ -230,7 +231,7 @@ static int net_add(struct ctx *x, int argc, char **argv)
 	rc = ctl_request(&in, req, reply, sizeof(reply));
 	if (rc) {
 		err("%s: hot-plug failed: %s; see 'umarmctl logs %s' and %s/passt.log",
-		    in.name, rc == -EIO ? reply : strerror(-rc), in.name,
+		    in.name, ctl_why(rc, reply), in.name,
 		    in.state);
 		return rc == -EIO ? EX_FAIL : EX_STATE;
 	}
@@ -323,7 +324,7 @@ static int net_rm(struct ctx *x, int argc, char **argv)
 	rc = ctl_request(&in, cmd, out, sizeof(out));
 	if (rc) {
 		err("%s: the supervisor did not stop net%u's passt: %s",
-		    in.name, id, rc == -EIO ? out : strerror(-rc));
+		    in.name, id, ctl_why(rc, out));
 		return EX_FAIL;
 	}
 	printf("net%u removed\n", id);

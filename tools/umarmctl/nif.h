@@ -13,7 +13,6 @@
 #include "conf.h"
 #include "paths.h"
 
-#define NIF_FILE	"net"	/* in the runtime directory */
 #define NIF_MAX		8	/* net0 (from boot) and net1..net7 */
 #define NIF_PORTS_LEN	512
 

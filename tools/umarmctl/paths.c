@@ -155,7 +155,7 @@ int inst_init(struct inst *in, const struct scope *sc, const char *name)
 	}
 	in->sc = sc;
 	strcpy(in->name, name);
-	if (pathf(in->conf, "%s/instances/%s.conf", sc->confdir, name) ||
+	if (pathf(in->conf, "%s/" INSTANCES_DIR "/%s.conf", sc->confdir, name) ||
 	    pathf(in->state, "%s/%s", sc->statedir, name) ||
 	    pathf(in->run, "%s/%s", sc->rundir, name)) {
 		err("%s: paths too long", name);

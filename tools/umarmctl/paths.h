@@ -13,6 +13,36 @@
 /* sizeof(((struct sockaddr_un *)0)->sun_path) */
 #define SUN_PATH_MAX	108
 
+/*
+ * Every name in an instance's directories (struct inst below: CONF, STATE,
+ * RUN), so that a reader finds them in one place.
+ */
+#define INSTANCES_DIR	"instances"	/* CONFDIR/instances/NAME.conf */
+/* STATE: persistent */
+#define LOCK_OPS	".lock"		/* held while changing an instance */
+#define LOCK_RUN	".run.lock"	/* held by the supervisor while up */
+#define LAST_FILE	"last-run"	/* how the last run ended */
+#define AUTOSTART_FILE	"autostart"	/* started by "umarmctl autostart" */
+#define ROOT_IMG	"root.img"	/* a private root disk */
+#define ROOT_COW	"root.cow"	/* or an overlay on a base image */
+#define CONSOLE_LOG	"console.log"	/* the guest's console (and .1) */
+#define SUPERVISOR_LOG	"supervisor.log" /* a daemon supervisor's stderr */
+#define PASST_LOG	"passt.log"
+#define VFSD_LOG	"virtiofsd.log"
+#define EXCHANGE_DIR	"exchange"	/* hostfs-shared, GUEST_EXCHANGE */
+#define JOBS_DIR	"jobs"		/* exchange/jobs: exec's jobs */
+#define SHARES_DIR	"shares"	/* STATE/shares on exchange/shares */
+#define SHARES_TABLE	"table"		/* shares/table: what the guest mounts */
+#define GUEST_EXCHANGE	"/host"		/* the exchange directory in the guest */
+/* RUN: while it runs (and UML's own directory, named by its umid) */
+#define CONTROL_SOCK	"control"	/* the supervisor's (ctl.c) */
+#define NOTIFY_SOCK	"notify"	/* UML's mconsole notifications */
+#define STATE_FILE	"state"		/* what the supervisor publishes */
+#define NIF_FILE	"net"		/* its network interfaces (nif.c) */
+#define PASST_SOCK	"passt.sock"	/* vhost-user of the interface net0 */
+#define HOTPLUG_SOCK	"net%u.sock"	/* of a hot-plugged netN */
+#define VFSD_SOCK	"fs-%s.sock"	/* of a virtio-fs share NAME */
+
 /**
  * struct scope - system (root) or per-user (XDG) set of instances
  * @user:	per-user instances

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* umarmctl - manage User-Mode Linux instances
  *
- * runctl.c - start and stop an instance: the supervisor as a daemon, or systemd
+ * runctl.c - start and stop an instance: the supervisor as a daemon, in
+ *	      the foreground (run), or systemd
  */
 
 #define _GNU_SOURCE
@@ -27,7 +28,6 @@
 #include "text.h"
 #include "util.h"
 
-#define SUPERVISOR_LOG	"supervisor.log"
 /* Slack over ready-timeout/stop-timeout before the client gives up */
 #define WAIT_SLACK_MS	15000
 /* How long a start waits for another command's operations lock */
@@ -177,7 +177,8 @@ static int wait_stopped(const struct inst *in, int timeout_ms)
  * @in:		instance, whose supervisor runs
  *
  * A second start of a guest that is still booting must say so at once,
- * not wait behind the first start's operations lock.
+ * not wait behind the first start's operations lock.  A supervisor that
+ * has published no state yet is in its host checks: starting too.
  */
 static void say_running(const struct inst *in)
 {
@@ -185,8 +186,11 @@ static void say_running(const struct inst *in)
 	struct state st;
 
 	inst_path(in, path, 1, STATE_FILE);
-	if (!state_read(path, &st) && (!strcmp(st.status, "starting") ||
-				      !strcmp(st.status, "booting")))
+	if (state_read(path, &st))
+		info("%s: already starting (its supervisor checks the host); see 'umarmctl status %s'",
+		     in->name, in->name);
+	else if (!strcmp(st.status, "starting") ||
+		 !strcmp(st.status, "booting"))
 		info("%s: already starting (the guest is booting); see 'umarmctl status %s'",
 		     in->name, in->name);
 	else
@@ -329,6 +333,26 @@ int inst_start(struct ctx *x, const struct inst *in, const struct conf *c)
 }
 
 /**
+ * inst_run() - run an instance's supervisor in this process, until the
+ *		kernel exits (what umarm@.service runs, through "run")
+ * @in:		instance
+ * @c:		its configuration
+ *
+ * Return: exit code
+ */
+int inst_run(const struct inst *in, const struct conf *c)
+{
+	int rc = inst_mkdir_state(in);
+
+	if (rc) {
+		err("%s: cannot create %s: %s", in->name, in->state,
+		    strerror(-rc));
+		return EX_FAIL;
+	}
+	return supervise(in, c, -1);
+}
+
+/**
  * inst_stop() - stop (or kill) an instance and wait for it
  * @x:		global options
  * @in:		instance
@@ -362,11 +386,16 @@ int inst_stop(struct ctx *x, const struct inst *in, int hard,
 		c.stop_timeout = timeout;
 	rc = ctl_request(in, hard ? "kill" : "stop", reply, sizeof(reply));
 	if (rc && inst_running(in)) {
-		err("%s: the supervisor does not answer on %s/%s (%s); 'umarmctl kill %s' or kill its pid",
-		    in->name, in->run, CONTROL_SOCK,
-		    rc == -EIO ? reply : strerror(-rc), in->name);
+		err("%s: cannot reach the supervisor on %s/%s: %s; %s%s%skill its pid",
+		    in->name, in->run, CONTROL_SOCK, ctl_why(rc, reply),
+		    hard ? "" : "'umarmctl kill ", hard ? "" : in->name,
+		    hard ? "" : "' or ");
 		return EX_FAIL;
 	}
+	/* stopped all the same: what was asked */
+	if (rc == -ESRCH)
+		warn("%s: %s; see 'umarmctl status %s'", in->name,
+		     ctl_why(rc, reply), in->name);
 	if (wait_stopped(in, c.stop_timeout * 1000 + WAIT_SLACK_MS)) {
 		err("%s: still running after %us; try 'umarmctl kill %s'",
 		    in->name, c.stop_timeout + WAIT_SLACK_MS / 1000, in->name);
@@ -408,8 +437,7 @@ int inst_reboot(struct ctx *x, const struct inst *in)
 	(void)x;
 	rc = ctl_request(in, "reboot", reply, sizeof(reply));
 	if (rc) {
-		err("%s: reboot failed: %s", in->name,
-		    rc == -EIO ? reply : strerror(-rc));
+		err("%s: reboot failed: %s", in->name, ctl_why(rc, reply));
 		return EX_STATE;
 	}
 	deadline = boot_ms() + c.ready_timeout * 1000ULL + WAIT_SLACK_MS;

@@ -24,12 +24,11 @@
 
 #include "cmd.h"
 #include "ctl.h"
+#include "host.h"
 #include "lock.h"
 #include "log.h"
-#include "supervise.h"
 #include "text.h"
 #include "util.h"
-#include "vfsd.h"
 
 #define SHARE_GUEST_TIMEOUT_S	60
 
@@ -174,7 +173,7 @@ static int add_check(const struct inst *in, const struct share_args *a,
 		return EX_USAGE;
 	}
 	if (a->fs == SHARE_VIRTIOFS)
-		return vfsd_usable(in, c);
+		return vfsd_usable(in->name, c);
 	return 0;
 }
 
@@ -232,7 +231,7 @@ static int share_add(struct ctx *x, int argc, char **argv)
 	rc = ctl_request(&in, req, reply, sizeof(reply));
 	if (rc) {
 		err("%s: the host side of share %s failed: %s; not added",
-		    in.name, name, rc == -EIO ? reply : strerror(-rc));
+		    in.name, name, ctl_why(rc, reply));
 		conf_share_del(c, c->nshares - 1);
 		conf_save(&in, c);
 		rc = EX_FAIL;
@@ -309,7 +308,7 @@ static int share_rm(struct ctx *x, int argc, char **argv)
 	rc = ctl_request(&in, req, reply, sizeof(reply));
 	if (rc) {
 		err("%s: share %s: the supervisor did not take it away: %s",
-		    in.name, name, rc == -EIO ? reply : strerror(-rc));
+		    in.name, name, ctl_why(rc, reply));
 		rc = EX_FAIL;
 		goto out;
 	}

@@ -26,7 +26,8 @@
  *
  * A share added to a running instance is bind-mounted by a child that
  * joins the kernel's namespaces (setns: the supervisor's account owns the
- * user namespace it made).
+ * user namespace it made).  The control request that asks for it
+ * (control.c) hands this file the configuration: nothing here reads it.
  */
 
 #define _GNU_SOURCE
@@ -46,10 +47,7 @@
 #include "log.h"
 #include "rmtree.h"
 #include "sharens.h"
-#include "supervise.h"
 #include "util.h"
-#include "inst.h"
-#include "vfsd.h"
 
 #ifndef MOUNT_ATTR_RDONLY
 #define MOUNT_ATTR_RDONLY	0x00000001
@@ -90,7 +88,7 @@ int shares_table(const struct inst *in, const struct conf *c)
 			      conf_str(c, sh->name), conf_share_fs_name(sh->fs),
 			      sh->ro ? "ro" : "rw", conf_str(c, sh->guest));
 	}
-	pathf(path, "%s/%s/table", in->state, SHARES_DIR);
+	pathf(path, "%s/%s/%s", in->state, SHARES_DIR, SHARES_TABLE);
 	rc = write_file_atomic(path, buf, o, 0644);
 	free(buf);
 	return rc;
@@ -401,82 +399,4 @@ int shares_hot(struct sup *s, const struct conf *c, int i, int add,
 	if (!add && (!rc || rc == -EINVAL))
 		rmdir(dir);
 	return rc;
-}
-
-/**
- * share_is_vfsd() - whether a share is virtio-fs: from the configuration
- *		     for an add, from the running virtiofsds for a remove
- * @s:		supervisor
- * @c:		configuration
- * @i:		the share
- *
- * Return: 1 if it is
- */
-static int share_is_vfsd(const struct sup *s, const struct conf *c, int i)
-{
-	int j;
-
-	if (c->share[i].fs == SHARE_VIRTIOFS)
-		return 1;
-	for (j = 0; j < VFSD_MAX; j++)
-		if (s->vfs[j].pid &&
-		    !strcmp(s->vfs[j].name, conf_str(c, c->share[i].name)))
-			return 1;
-	return 0;
-}
-
-/**
- * shares_request() - control requests "share-add NAME", "share-rm NAME"
- * @s:		supervisor
- * @line:	the request
- * @reply:	"OK" or "ERR why", with newline
- * @len:	size of @reply
- *
- * The client saved the configuration first ("share add" keeps the share
- * in it, "share rm" has dropped it): for an add it is read again here,
- * for a remove the share is looked up in what it was at start or added.
- * The table follows the configuration, so that a guest reboot mounts
- * the same shares.
- */
-void shares_request(struct sup *s, const char *line, char *reply, size_t len)
-{
-	int add = !strncmp(line, "share-add ", 10), i, rc;
-	const char *name = line + (add ? 10 : 9);
-	struct conf *c = malloc(sizeof(*c));
-	char why[400] = "";
-
-	if (!c || conf_load(s->in, c)) {
-		snprintf(reply, len, "ERR cannot read the configuration\n");
-		free(c);
-		return;
-	}
-	i = conf_share_find(c, name);
-	if (add && i < 0) {
-		snprintf(reply, len, "ERR no share '%.64s' in the configuration\n",
-			 name);
-	} else if (!add && i >= 0) {
-		snprintf(reply, len, "ERR share '%.64s' is still in the configuration\n",
-			 name);
-	} else {
-		if (!add) {
-			/* a placeholder: the mount point is all that counts */
-			const char *unused;
-
-			conf_share_add(c, name, "/", "/unused", 0,
-				       SHARE_HOSTFS, &unused);
-			i = c->nshares - 1;
-		}
-		rc = share_is_vfsd(s, c, i) ?
-		     vfsd_hot(s, c, i, add, why, sizeof(why)) :
-		     shares_hot(s, c, i, add, why, sizeof(why));
-		if (!add)
-			conf_share_del(c, i);
-		if (rc)
-			snprintf(reply, len, "ERR %s\n", why);
-		else if (shares_table(s->in, c))
-			snprintf(reply, len, "ERR cannot write the share table\n");
-		else
-			snprintf(reply, len, "OK\n");
-	}
-	free(c);
 }

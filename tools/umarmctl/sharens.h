@@ -20,6 +20,5 @@ int shares_check(const struct inst *in, const struct conf *c);
 int shares_enter(const struct inst *in, const struct conf *c);
 int shares_hot(struct sup *s, const struct conf *c, int i, int add,
 	       char *why, size_t len);
-void shares_request(struct sup *s, const char *line, char *reply, size_t len);
 
 #endif /* UMARM_SHARENS_H */

@@ -189,7 +189,7 @@ static char **list_names(struct ctx *x, int *n)
 	DIR *d;
 
 	*n = 0;
-	pathf(dir, "%s/instances", x->sc.confdir);
+	pathf(dir, "%s/" INSTANCES_DIR, x->sc.confdir);
 	d = opendir(dir);
 	while (d && (de = readdir(d))) {
 		size_t l = strlen(de->d_name);

@@ -12,9 +12,6 @@
 
 #include "paths.h"
 
-#define STATE_FILE	"state"		/* in the runtime directory */
-#define LAST_FILE	"last-run"	/* in the state directory */
-
 /**
  * struct state - what the supervisor publishes about a running instance
  * @status:	"starting", "booting", "running", "paused", "stopping",

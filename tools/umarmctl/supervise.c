@@ -271,7 +271,7 @@ static int sup_dirs(struct sup *s)
 	}
 	inst_path(in, path, 0, EXCHANGE_DIR);
 	mkdir_p(path, 0700);
-	pathf(path, "%s/%s/jobs", in->state, EXCHANGE_DIR);
+	pathf(path, "%s/%s/%s", in->state, EXCHANGE_DIR, JOBS_DIR);
 	rm_rf(path);
 	mkdir_p(path, 0700);
 	inst_path(in, s->state_path, 1, STATE_FILE);

@@ -10,11 +10,6 @@
 #include "conf.h"
 #include "paths.h"
 
-#define NOTIFY_SOCK	"notify"
-#define CONSOLE_LOG	"console.log"	/* in the state directory */
-#define EXCHANGE_DIR	"exchange"	/* hostfs-shared, /host in the guest */
-#define SHARES_DIR	"shares"	/* STATE/shares on exchange/shares */
-
 int supervise(const struct inst *in, const struct conf *c, int ready_fd);
 int reap_orphans(const struct inst *in);
 

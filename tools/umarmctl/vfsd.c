@@ -32,6 +32,7 @@
 
 #include "sup.h"
 #include "child.h"
+#include "helpers.h"
 #include "host.h"
 #include "log.h"
 #include "mconsole.h"
@@ -41,50 +42,6 @@
 
 #define VIRTIO_ID_FS		26
 #define VFSD_SOCK_WAIT_MS	5000
-
-/**
- * vfsd_bin() - the virtiofsd to run: UMARM_VIRTIOFSD or Debian's
- */
-const char *vfsd_bin(void)
-{
-	const char *b = getenv("UMARM_VIRTIOFSD");
-
-	return b && *b ? b : "/usr/libexec/virtiofsd";
-}
-
-/**
- * vfsd_usable() - whether a virtio-fs share can work for an instance
- * @in:		instance
- * @c:		its configuration (for the kernel)
- *
- * Return: 0, or an exit code (message printed, naming the fix)
- */
-int vfsd_usable(const struct inst *in, const struct conf *c)
-{
-	char kernel[PATH_LEN];
-	struct stat st;
-	int fs;
-
-	if (stat(vfsd_bin(), &st) || !S_ISREG(st.st_mode) ||
-	    access(vfsd_bin(), X_OK)) {
-		err("%s: %s is missing: apt install virtiofsd (Debian 13 or later; Debian 12 has none), set UMARM_VIRTIOFSD, or share with --transport hostfs",
-		    in->name, vfsd_bin());
-		return EX_HOST;
-	}
-	if (kernel_path(c, kernel))
-		return 0;
-	fs = kernel_config_opt(kernel, "VIRTIO_FS");
-	if (fs == 'n' || kernel_config_opt(kernel, "VIRTIO_UML") == 'n') {
-		err("%s: the kernel %s has no %s, so the guest cannot mount virtio-fs: share with --transport hostfs",
-		    in->name, kernel, fs == 'n' ? "CONFIG_VIRTIO_FS" :
-		    "CONFIG_VIRTIO_UML");
-		return EX_HOST;
-	}
-	if (fs == 'm')
-		info("%s: virtiofs is a module of this kernel: the guest must load it (modprobe virtiofs)",
-		     in->name);
-	return 0;
-}
 
 /**
  * vfsd_spawn() - start one virtiofsd and wait for its socket
@@ -104,11 +61,11 @@ static int vfsd_spawn(struct sup *s, struct vfsd *v)
 	struct stat st;
 	int fd;
 
-	pathf(v->sock, "%s/fs-%s.sock", s->in->run, v->name);
+	pathf(v->sock, "%s/" VFSD_SOCK, s->in->run, v->name);
 	unlink(v->sock);
 	snprintf(sock, sizeof(sock), "--socket-path=%s", v->sock);
 	snprintf(dir, sizeof(dir), "--shared-dir=%s", v->host);
-	inst_path(s->in, log, 0, "virtiofsd.log");
+	inst_path(s->in, log, 0, VFSD_LOG);
 	v->pid = fork();
 	if (v->pid < 0)
 		return -errno;

@@ -35,8 +35,6 @@ struct vfsd {
 
 struct sup;
 
-const char *vfsd_bin(void);
-int vfsd_usable(const struct inst *in, const struct conf *c);
 int vfsd_start_all(struct sup *s);
 int vfsd_uml_arg(const struct vfsd *v, char *buf, size_t len);
 int vfsd_hot(struct sup *s, const struct conf *c, int i, int add,

@@ -510,6 +510,78 @@ case_already_starting() {
 	u rm as >/dev/null 2>&1
 }
 
+# start_held NAME BIND_S [PAIR_S] - start NAME in the background (pid in
+# $spid), its supervisor held by strace as a loaded host holds it: each
+# bind() (notify, then control socket: its host checks) BIND_S seconds,
+# its console's socketpair() (between listen() and its loop) PAIR_S;
+# returns once the supervisor is past its checks and before its control
+# socket exists (1 if not seen in that window)
+start_held() {
+	UMARM_KERNEL=$here/fake-kernel.sh strace -f -o /dev/null \
+		-e trace=bind,socketpair \
+		-e inject=bind:delay_enter="${2}000000" \
+		-e inject=socketpair:delay_enter="${3:-0}000000" \
+		"$UMARMCTL" --no-systemd start "$1" >"$T/out.first" 2>&1 &
+	spid=$!
+	# the runtime directory is the supervisor's (sup_dirs()), made
+	# after it took the run lock: a probe that takes no lock
+	_i=0
+	until [ -d "$T/run/$1" ] || [ $_i -ge 100 ]; do
+		sleep 0.05
+		_i=$((_i + 1))
+	done
+	[ -d "$T/run/$1" ] && [ ! -S "$T/run/$1/control" ]
+}
+
+# run_lock_pid NAME - the pid holding NAME's run lock (its supervisor),
+# from /proc/locks, which takes no lock
+run_lock_pid() {
+	_ino=$(stat -c %i "$T/lib/umarm/$1/.run.lock")
+	awk -v i="$_ino" '$2 == "FLOCK" { split($6, f, ":"); if (f[3] == i) print $5 }' /proc/locks
+}
+
+# case_stop_starting - stop, and a second start, of an instance whose
+# supervisor has no control socket yet: stop waits for it, and for its
+# answer past the 10 s a running supervisor has (the socketpair held 11 s),
+# and stops the guest; a supervisor that dies meanwhile is named, not
+# "does not answer"
+case_stop_starting() {
+	command -v strace >/dev/null || { skip stop-starting "no strace"; return; }
+	mkinst st || { fail stop-starting "create failed"; return; }
+	if start_held st 1 11; then
+		want stop_starting.second_start 0 "$T/out" 'already starting' \
+			env UMARM_KERNEL="$here/fake-kernel.sh" "$UMARMCTL" --no-systemd start st
+		u stop st >"$T/out" 2>&1 && pass stop_starting.stop ||
+			fail stop_starting.stop "exit $?: $(cat "$T/out")"
+		want stop_starting.stopped 3 "$T/out" 'stopped' u status st
+	else
+		fail stop_starting.stop "the control socket came before the test could stop the start: $(cat "$T/out.first")"
+	fi
+	# strace ends with the last process it traces: the supervisor's
+	u kill st >/dev/null 2>&1
+	wait "$spid"
+	if start_held st 2; then
+		sup=$(run_lock_pid st)
+		u stop st >"$T/out" 2>&1 &
+		stpid=$!
+		sleep 0.5
+		kill -9 "$sup"
+		wait "$stpid"
+		rc=$?
+		if [ "$rc" != 0 ] ||
+		   ! grep -q 'supervisor exited before it answered' "$T/out"; then
+			fail stop_starting.died "supervisor $sup killed: exit $rc: $(cat "$T/out")"
+		else
+			pass stop_starting.died
+		fi
+	else
+		fail stop_starting.died "the control socket came before the test could stop the start"
+	fi
+	u kill st >/dev/null 2>&1
+	wait "$spid"
+	u rm st >/dev/null 2>&1
+}
+
 # case_default_flavour - create and start use the documented default
 # flavour: 16k where only the 16k kernel is installed (UMARM_KERNEL_DIR)
 case_default_flavour() {
@@ -531,7 +603,8 @@ case_default_flavour() {
 all="disk_rm_outside image_recipe_lookup resize_quote usb_busid modes
 daemon_fds status_other_user clone_race reap_race rename_race
 logs_escapes disk_symlinks verb_help output_modes status_stopped bad_values
-term_escapes missing_state already_starting default_flavour share_cli"
+term_escapes missing_state already_starting stop_starting default_flavour
+share_cli"
 # shellcheck disable=SC2048,SC2086
 for c in ${*:-$all}; do
 	"case_$(echo "$c" | tr - _)"

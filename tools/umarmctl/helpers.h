@@ -1,0 +1,22 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later
+ * umarmctl - manage User-Mode Linux instances
+ *
+ * helpers.h - passt and virtiofsd as this host has them
+ */
+
+#ifndef UMARM_HELPERS_H
+#define UMARM_HELPERS_H
+
+#define PASST_BIN	"/usr/bin/passt"
+/* the AppArmor profile umarmctl runs PASST_BIN under, and its file */
+#define AA_PROFILE	"umarm-passt"
+#define AA_PROFILE_FILE	"/etc/apparmor.d/" AA_PROFILE
+
+const char *passt_bin(void);
+int passt_has_vhost_user(void);
+int apparmor_enabled(void);
+int passt_apparmor(void);
+void passt_confine(void);
+const char *vfsd_bin(void);
+
+#endif /* UMARM_HELPERS_H */
