@@ -368,7 +368,10 @@ qemu_args() {
 	fi
 }
 
-# write_job() - put SCRIPT and its ARGS into DIR (the job/ of a share)
+# write_job() - put SCRIPT and its ARGS into DIR (the job/ of a share); with
+# JOB_DEADLINE set (seconds of guest uptime), the job is stopped then, so
+# that ci-init still writes its files out before qemu's own timeout kills
+# the VM and a failing run keeps its artifacts
 write_job() {
 	local dir=$1 script=$2 a
 	shift 2
@@ -379,11 +382,19 @@ write_job() {
 	{
 		echo '#!/bin/sh'
 		# shellcheck disable=SC2016 # expanded by the guest
-		printf 'exec "$(dirname "$0")/script"'
+		if [ -n "${JOB_DEADLINE:-}" ]; then
+			printf 'left=$((%s - $(cut -d. -f1 /proc/uptime)))\n' "$JOB_DEADLINE"
+			printf '[ "$left" -gt 0 ] || left=1\n'
+			printf 'timeout -k 10 "$left" "$(dirname "$0")/script"'
+		else
+			printf 'exec "$(dirname "$0")/script"'
+		fi
 		for a in "$@"; do
 			printf " '%s'" "$(printf '%s' "$a" | sed "s/'/'\\\\''/g")"
 		done
 		echo
+		# shellcheck disable=SC2016
+		[ -z "${JOB_DEADLINE:-}" ] || printf 'rc=$?\n[ "$rc" != 124 ] || echo "vm.sh: the job was stopped at its deadline (%s s of uptime)"\nexit "$rc"\n' "$JOB_DEADLINE"
 	} >"$dir/run"
 	chmod 755 "$dir/run"
 }
@@ -450,7 +461,10 @@ cmd_run() {
 	cmd_image
 	rm -rf "$out/out" "$out/job" "$out/files"
 	mkdir -p "$out/out" "$out/files"
-	write_job "$out/job" "$@"
+	# the job stops a minute (a tenth of a long run) before qemu is killed
+	JOB_DEADLINE=$((tmo - (tmo / 10 > 60 ? tmo / 10 : 60)))
+	[ "$JOB_DEADLINE" -gt 0 ] || JOB_DEADLINE=$((tmo / 2))
+	JOB_DEADLINE=$JOB_DEADLINE write_job "$out/job" "$@"
 	rm -f "$out/console.log" "$out/outdisk.img"
 	truncate -s 8G "$out/outdisk.img"
 	[ -z "$disk" ] || disk=$(cd "$(dirname "$disk")" && pwd)/$(basename "$disk")
