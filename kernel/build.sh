@@ -52,7 +52,7 @@ flavour_vars() {
 	x86_64)    SUBARCH=x86; PAGE=4k;  ELF_MACHINE=x86-64 ;;
 	*) die "unknown flavour '$1': use arm64-4k, arm64-16k or x86_64" ;;
 	esac
-	FRAGMENTS="$configs/common.config"
+	FRAGMENTS="$configs/common.config $configs/containers.config"
 	[ ! -f "$configs/$SUBARCH.config" ] || FRAGMENTS="$FRAGMENTS $configs/$SUBARCH.config"
 	FRAGMENTS="$FRAGMENTS $configs/$PAGE.config"
 	for f in ${EXTRA_CONFIG:-}; do

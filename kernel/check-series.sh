@@ -123,7 +123,7 @@ build() {
 	esac
 	out=$work/$arch
 	mkdir -p "$out"
-	fragments=("$configs/common.config")
+	fragments=("$configs/common.config" "$configs/containers.config")
 	[ ! -f "$configs/$subarch.config" ] || fragments+=("$configs/$subarch.config")
 	fragments+=("$configs/4k.config")
 	{
