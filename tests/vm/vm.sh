@@ -435,7 +435,7 @@ default_out() {
 }
 
 cmd_run() {
-	local kernel=4k smp=1 tmo=600 disk='' out='' t0 rc qrc=0
+	local kernel=4k smp=1 tmo=600 disk='' out='' t0 rc qrc=0 deadline
 	while [ $# -gt 0 ]; do
 		case "$1" in
 		--kernel) kernel=$2; shift 2 ;;
@@ -462,9 +462,9 @@ cmd_run() {
 	rm -rf "$out/out" "$out/job" "$out/files"
 	mkdir -p "$out/out" "$out/files"
 	# the job stops a minute (a tenth of a long run) before qemu is killed
-	JOB_DEADLINE=$((tmo - (tmo / 10 > 60 ? tmo / 10 : 60)))
-	[ "$JOB_DEADLINE" -gt 0 ] || JOB_DEADLINE=$((tmo / 2))
-	JOB_DEADLINE=$JOB_DEADLINE write_job "$out/job" "$@"
+	deadline=$((tmo - (tmo / 10 > 60 ? tmo / 10 : 60)))
+	[ "$deadline" -gt 0 ] || deadline=$((tmo / 2))
+	JOB_DEADLINE=$deadline write_job "$out/job" "$@"
 	rm -f "$out/console.log" "$out/outdisk.img"
 	truncate -s 8G "$out/outdisk.img"
 	[ -z "$disk" ] || disk=$(cd "$(dirname "$disk")" && pwd)/$(basename "$disk")
