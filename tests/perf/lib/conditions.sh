@@ -37,14 +37,24 @@ cond_kernel_args() { cond_args "$1" | grep -v '^env\.' | tr '\n' ' '; }
 # cond_env COND - the env.NAME=VALUE ARGs as NAME=VALUE, one per line
 cond_env() { cond_args "$1" | sed -n 's/^env\.//p'; }
 
-# cond_kernel COND - the kernel binary of a guest condition
+# cond_kernel COND - the kernel binary of a guest condition: a path as
+# given; a flavour from KERNEL_X86_64, KERNEL_4K or KERNEL_16K when set (the
+# emulated host gets its kernels that way, without kernel/build.sh), else
+# from kernel/build.sh
 cond_kernel() {
-	local kind
+	local kind given=
 	kind=$(cond_kind "$1")
 	case $kind in
-	*/*) echo "$kind" ;;
-	*) echo "$("$top/kernel/build.sh" path "$kind")/linux" ;;
+	*/*) echo "$kind"; return ;;
+	x86_64) given=${KERNEL_X86_64:-} ;;
+	arm64-4k) given=${KERNEL_4K:-} ;;
+	arm64-16k) given=${KERNEL_16K:-} ;;
 	esac
+	if [ -n "$given" ]; then
+		echo "$given"
+	else
+		echo "$("$top/kernel/build.sh" path "$kind")/linux"
+	fi
 }
 
 # is_guest COND - whether COND boots a UML kernel
