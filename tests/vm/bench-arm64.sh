@@ -5,14 +5,14 @@
 #
 # HOSTKERNEL is 4k or 16k (the Debian host kernel of tests/vm); RUN ARGS go
 # to tests/perf/run unchanged (-r 5, --census, conditions ...; without
-# conditions: native, proot and sysemu/nosysemu/nocancel for each flavour
+# conditions: native, proot and seccomp/sysemu/nosysemu/nocancel for each flavour
 # that fits the host's pages).  Into the VM go, as one tar: tests/perf and
 # run-gate, perfbench built here for arm64, the arm64-4k and arm64-16k
 # kernels (kernel/build.sh; ARM64_KERNEL_4K / ARM64_KERNEL_16K name others),
 # the minimal arm64 image, and Debian's proot with libtalloc2 for arm64
 # (apt-get download; the VM has no network), installed there with dpkg.
-# The VM has no perf: --census uses strace there.  The run's directory comes
-# back as OUTDIR/vm/files/bench; the table is printed.  The manifest gets
+# The VM has linux-perf: --census counts with perf stat.  The run's
+# directory comes back as OUTDIR/vm/files/bench; the table is printed.  The manifest gets
 # this machine's git HEAD and QEMU version (the VM cannot know them).
 # On an arm64 machine vm.sh runs the job on the host itself, same contract.
 # TIMEOUT (7200 s) is the VM's limit, VM_SMP its CPUs (1: less noise).

@@ -65,7 +65,7 @@ RUNDIR=$VMC/run
 # What goes into the guest.  Changing this list (or SUITE, or ROOTFS_REV when
 # the hooks below change) invalidates the cached rootfs tarball.
 ROOTFS_PKGS="linux-image-arm64 linux-image-arm64-16k initramfs-tools
-	busybox-static strace gdb kmod procps udev usbip iproute2 passt
+	busybox-static strace linux-perf gdb kmod procps udev usbip iproute2 passt
 	e2fsprogs zstd xz-utils"
 ROOTFS_REV=1
 # Modules the host-built initrd loads (with their modules.dep dependencies);
