@@ -167,11 +167,12 @@ prime_guest_images() {
 	done
 }
 
-# run_round COND ROUND - one round of COND: perfbench once (a fresh boot for
-# a guest), its output in OUT/raw/LABEL-rROUND/console.log, its samples
-# appended to OUT/samples.tsv.  Dies when the round failed.
+# run_round COND ROUND [discard] - one round of COND: perfbench once (a
+# fresh boot for a guest), its output in OUT/raw/LABEL-rROUND/console.log,
+# its samples appended to OUT/samples.tsv (not for a warm-up round, which
+# says discard).  Dies when the round failed.
 run_round() {
-	local c=$1 r=$2 label dir share log
+	local c=$1 r=$2 keep=${3:-keep} label dir share log
 	label=$(cond_label "$c")
 	dir=$out/raw/$label-r$r
 	log=$dir/console.log
@@ -185,6 +186,7 @@ run_round() {
 	grep -q '^PERFBENCH-DONE rc=' "$log" ||
 		die "round $r of $label: perfbench did not finish (see $log)"
 	grep '^PERFBENCH-SKIP' "$log" | sed "s/^/run: $label: /" >&2 || true
+	[ "$keep" = keep ] || return 0
 	awk -v cond="$label" -v round="$r" -f "$top/tests/perf/lib/samples.awk" \
 		"$log" >>"$out/samples.tsv"
 }
