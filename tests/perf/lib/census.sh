@@ -185,9 +185,15 @@ census_rows() {
 census_event() {
 	local line=$1 dir=$2 share=$3 label=$4 word k
 	read -r word k _ <<<"$line"
+	# the guest wrote this line: its case name becomes a host file name,
+	# its ops a divisor
+	case $word in PERFBENCH-BEGIN|PERFBENCH-END|PERFBENCH-IDLE-BEGIN|PERFBENCH-IDLE-END)
+		[[ $k =~ ^[a-z0-9_]+$ ]] || die "census: $label printed a bad case name: ${line//[^[:print:]]/?}" ;;
+	esac
 	case $word in
 	PERFBENCH-BEGIN)
 		ops=${line##*ops=}
+		[[ $ops =~ ^[1-9][0-9]*$ ]] || die "census: $label printed a bad ops count: ${line//[^[:print:]]/?}"
 		[ -n "$pgid" ] || pgid=$(uml_pgid "$dir/boot") || die "census: cannot find the UML process of $dir/boot"
 		tracer_start "$dir/$k.run" "$pgid"
 		touch "$share/ack/$k.go" ;;
@@ -202,7 +208,7 @@ census_event() {
 		census_rows "$label" "$k" "$ops" "$dir"
 		echo "census: $label $k: $(awk -v k="$k" -v c="$label" '$1 == c && $2 == k { printf "%s=%s ", $4, $7 }' "$out/census.tsv")" >&2 ;;
 	PERFBENCH-ERROR*)
-		echo "census: $label: $line" >&2 ;;
+		echo "census: $label: ${line//[^[:print:]]/?}" >&2 ;;
 	esac
 }
 
