@@ -1,14 +1,17 @@
 #!/bin/sh
 # stubstop.sh - the guest side of the stub-stop gate: fork and exec
 # without pause (every one a report and vetted mmap()s of the SECCOMP-mode
-# stub) while the host stops and continues the stubs; STUBSTOP_OK at the
-# end, which a kernel that lost a stub's report never reaches
+# stub) while the host stops and continues the stubs, until the host says
+# it is done (/host/stops-done) or after at most 3000 rounds; STUBSTOP_OK at
+# the end, which a kernel that lost a stub's report never reaches.  Fewer
+# than 20 rounds means the stops did not overlap the loop: a failure.
 set -u
 
 echo STUBSTOP_BUSY
 i=0
-while [ "$i" -lt "${1:-3000}" ]; do
+while [ "$i" -lt 3000 ] && [ ! -e /host/stops-done ]; do
 	i=$((i + 1))
 	/bin/true || { echo "STUBSTOP_FAIL true failed at round $i"; exit 1; }
 done
+[ "$i" -ge 20 ] || { echo "STUBSTOP_FAIL only $i rounds while the stubs were stopped"; exit 1; }
 echo STUBSTOP_OK rounds=$i
