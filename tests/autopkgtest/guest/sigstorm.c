@@ -15,11 +15,20 @@
  * than the timers leave between two signals livelocks: the workers never
  * get through their loops.
  *
+ * Both periods are stretched on a machine where one signal costs so much
+ * (an emulator; ptrace mode there) that the two timers alone would take
+ * more than MAX_LOAD of its time: no kernel could keep up there, and a
+ * livelock would say nothing about this one.  The cost is measured with
+ * raise() before the timers start; a timer signal costs more (it comes
+ * through the interrupt path), so the storm stays heavy.  Natively the
+ * periods are as above.
+ *
  * Verdict: "SIGSTORM_OK ..." when every worker finished within the deadline
  * (SLACK times the calibrated work, at least MIN_DEADLINE_S seconds) and both
  * signals were seen inside spin_loop; otherwise "SIGSTORM_FAIL <why> ...".
  * Both lines carry the figures: signals handled, how many inside the loop,
- * signals per second and the elapsed time as a multiple of the work.
+ * signals per second, the elapsed time as a multiple of the work, the cost
+ * of a raise()d signal and the stretch of the periods.
  *
  * Usage: sigstorm [SLACK]   (default 30)
  */
@@ -48,6 +57,8 @@
 #define REAL_US		997
 #define PROF_US		700
 #define MIN_DEADLINE_S	20
+#define MAX_LOAD	0.25	/* of the machine's time, at raise() cost */
+#define MAX_STRETCH	100
 
 /*
  * spin_loop(n): n turns of a two-instruction loop with no memory access
@@ -72,6 +83,8 @@ extern const char spin_loop_end[];
 static atomic_ulong handled[2], in_loop[2];	/* [0] SIGALRM, [1] SIGPROF */
 static atomic_int finished;
 static unsigned long spin_turns;
+static unsigned int stretch = 1;	/* of REAL_US and PROF_US */
+static double raise_cost;		/* seconds per handled raise() */
 
 /* now_s: the monotonic clock in seconds, for calibration and deadline */
 static double now_s(void)
@@ -126,6 +139,48 @@ static void calibrate(void)
 	spin_turns = (unsigned long)(turns * (SPIN_US / 1e6) / best) + 1;
 }
 
+/* on_probe: the handler whose cost signal_cost() measures */
+static void on_probe(int sig)
+{
+	(void)sig;
+}
+
+/*
+ * measure_signals: the cost of a raise()d and handled signal (the best of
+ * three runs of 100), and the stretch of the periods that keeps the
+ * timers' load at MAX_LOAD of the machine at that cost
+ */
+static void measure_signals(void)
+{
+	struct sigaction sa = { .sa_handler = on_probe };
+	double per_us = 1.0 / REAL_US + 1.0 / PROF_US, t, load;
+	int i, j;
+
+	sigaction(SIGUSR1, &sa, NULL);
+	raise_cost = 1e9;
+	for (i = 0; i < 3; i++) {
+		t = now_s();
+		for (j = 0; j < 100; j++)
+			raise(SIGUSR1);
+		t = (now_s() - t) / 100;
+		if (t < raise_cost)
+			raise_cost = t;
+	}
+	load = raise_cost * 1e6 * per_us;
+	if (load > MAX_LOAD)
+		stretch = (unsigned int)(load / MAX_LOAD) + 1;
+	if (stretch > MAX_STRETCH)
+		stretch = MAX_STRETCH;
+}
+
+/* period: @us microseconds as an interval timer's value */
+static struct timeval period(unsigned long us)
+{
+	struct timeval tv = { us / 1000000, us % 1000000 };
+
+	return tv;
+}
+
 /* worker: the rounds of spin and clock_gettime() the timers interrupt */
 static void *worker(void *arg)
 {
@@ -145,8 +200,10 @@ static void *worker(void *arg)
 static void arm(void)
 {
 	struct sigaction sa = { .sa_sigaction = on_timer, .sa_flags = SA_SIGINFO | SA_RESTART };
-	struct itimerval real = { { 0, REAL_US }, { 0, REAL_US } };
-	struct itimerval prof = { { 0, PROF_US }, { 0, PROF_US } };
+	struct itimerval real, prof;
+
+	real.it_interval = real.it_value = period((unsigned long)REAL_US * stretch);
+	prof.it_interval = prof.it_value = period((unsigned long)PROF_US * stretch);
 
 	sigaction(SIGALRM, &sa, NULL);
 	sigaction(SIGPROF, &sa, NULL);
@@ -160,10 +217,12 @@ static int report(const char *why, double elapsed, double work)
 	unsigned long n = handled[0] + handled[1];
 
 	printf("SIGSTORM_%s%s%s finished=%d/%d elapsed=%.1fs work=%.1fs factor=%.1f "
-	       "alrm=%lu/%lu prof=%lu/%lu (in loop/handled) rate=%.0f/s\n",
+	       "alrm=%lu/%lu prof=%lu/%lu (in loop/handled) rate=%.0f/s "
+	       "raise=%.0fus stretch=%u\n",
 	       why ? "FAIL" : "OK", why ? " " : "", why ? why : "",
 	       atomic_load(&finished), THREADS, elapsed, work, elapsed / work,
-	       in_loop[0], handled[0], in_loop[1], handled[1], n / elapsed);
+	       in_loop[0], handled[0], in_loop[1], handled[1], n / elapsed,
+	       raise_cost * 1e6, stretch);
 	return why ? 1 : 0;
 }
 
@@ -177,6 +236,7 @@ int main(int argc, char **argv)
 
 	setvbuf(stdout, NULL, _IONBF, 0);
 	calibrate();
+	measure_signals();
 	work = THREADS * ROUNDS * SPIN_US / 1e6;
 	deadline = work * slack > MIN_DEADLINE_S ? work * slack : MIN_DEADLINE_S;
 	sigemptyset(&timers);
