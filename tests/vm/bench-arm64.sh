@@ -15,7 +15,8 @@
 # directory comes back as OUTDIR/vm/files/bench; the table is printed.  The manifest gets
 # this machine's git HEAD and QEMU version (the VM cannot know them).
 # On an arm64 machine vm.sh runs the job on the host itself, same contract.
-# TIMEOUT (7200 s) is the VM's limit, VM_SMP its CPUs (1: less noise).
+# TIMEOUT (7200 s) is the VM's limit, VM_SMP its CPUs (1: less noise);
+# CENSUS_TOOL goes to the run in the VM (strace: counts by syscall name).
 set -eu
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -57,6 +58,7 @@ rm -rf "$bundle"
 	printf 'export GIT_HEAD=%q QEMU_VERSION=%q\n' \
 		"$(git -C "$top" rev-parse HEAD 2>/dev/null || echo unknown)" \
 		"$(${QEMU:-qemu-system-aarch64} --version 2>/dev/null | head -n 1 || echo unknown)"
+	[ -z "${CENSUS_TOOL:-}" ] || printf 'export CENSUS_TOOL=%q\n' "$CENSUS_TOOL"
 	cat <<'EOF'
 # Runs in the arm64 host: proot from the bundle, then the benchmark.
 set -eu
