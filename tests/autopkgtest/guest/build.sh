@@ -6,8 +6,8 @@
 # ARCH is arm64 or amd64.  On a host of that architecture the native cc is
 # used; from x86_64 for arm64, clang-19 --target=aarch64-linux-gnu (with the
 # libc6-dev-arm64-cross sysroot).  Programs that only make sense on one
-# architecture (regtorture, pacfork, fpsimd, sigframe, stubcall: aarch64
-# registers, pointer authentication and code) are built only there: a
+# architecture (regtorture, pacfork, fpsimd, sigframe, stubcall, coredump:
+# aarch64 registers, pointer authentication and code) are built only there: a
 # PROGRAM named for the other one is left out.  Without PROGRAMs every program of ARCH is built, the Go one
 # (gotls, from gotls/ with golang-go: CGO_ENABLED=0, GOPROXY=off, its
 # GOCACHE and GOPATH under $UMARM_CACHE/go) included; a gate names the ones
@@ -24,7 +24,7 @@ shift 2
 src=$(cd "$(dirname "$0")" && pwd)
 
 case $arch in
-arm64) all="regtorture pacfork fpsimd tlsthreads threads ptracer addrspace escape sigframe stubcall sigsys siginfo sigstorm hostfilter gotls"; triple=aarch64-linux-gnu ;;
+arm64) all="regtorture pacfork fpsimd tlsthreads threads ptracer addrspace escape sigframe stubcall sigsys siginfo coredump sigstorm hostfilter gotls"; triple=aarch64-linux-gnu ;;
 amd64) all="tlsthreads threads ptracer addrspace escape sigsys siginfo sigstorm gotls"; triple=x86_64-linux-gnu ;;
 *) die "unknown architecture '$arch' (arm64 or amd64)" ;;
 esac
@@ -32,7 +32,7 @@ esac
 # the PROGRAMs asked for that exist for ARCH, in the order given
 progs=
 for p in "$@"; do
-	case " $all regtorture pacfork fpsimd sigframe stubcall hostfilter " in
+	case " $all regtorture pacfork fpsimd sigframe stubcall coredump hostfilter " in
 	*" $p "*) ;;
 	*) die "unknown program '$p' (one of: $all)" ;;
 	esac
