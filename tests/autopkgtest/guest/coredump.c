@@ -144,9 +144,14 @@ static const void *find_note(const char *core, size_t len, const char *name,
 	for (i = 0; i < eh->e_phnum; i++) {
 		const Elf64_Phdr *ph = (const void *)(core + eh->e_phoff +
 						      i * sizeof(*ph));
-		size_t off = ph->p_offset, end = off + ph->p_filesz;
+		size_t off, end;
 
-		if (ph->p_type != PT_NOTE || end > len)
+		/* a truncated core (a full disk) has no note to find */
+		if (eh->e_phoff + (i + 1) * sizeof(*ph) > len)
+			break;
+		off = ph->p_offset;
+		end = off + ph->p_filesz;
+		if (ph->p_type != PT_NOTE || end > len || end < off)
 			continue;
 		while (off + sizeof(Elf64_Nhdr) <= end) {
 			const Elf64_Nhdr *nh = (const void *)(core + off);

@@ -139,7 +139,7 @@ static void calibrate(void)
 	spin_turns = (unsigned long)(turns * (SPIN_US / 1e6) / best) + 1;
 }
 
-/* on_probe: the handler whose cost signal_cost() measures */
+/* on_probe: the handler whose cost measure_signals() measures */
 static void on_probe(int sig)
 {
 	(void)sig;
