@@ -12,6 +12,7 @@
 # export writes the commits umarm-base..HEAD back as kernel/patches/*.patch
 # (git format-patch, file names without numbers) and regenerates series in
 # commit order; patches that are no longer part of the series are removed.
+# Each file gets a "Forwarded: no" header (DEP-3; none is posted yet).
 # Other files there (0000-cover-letter.txt) are left alone.
 #
 # Notes for reviewers go below a "---" line after the Signed-off-by of the
@@ -96,8 +97,12 @@ do_export() {
 	trap 'rm -rf "$tmp"' EXIT
 	# --abbrev=9: the index lines' hash length must not depend on whether
 	# the tree's objects are packed yet (7 digits in a fresh import)
+	# "Forwarded: no" makes each file a DEP-3 patch header (From is its
+	# Author, Subject and body its Description); git am and quilt ignore
+	# it.
 	git -C "$dir" format-patch -q --no-signature --zero-commit \
-		--no-numbered --abbrev=9 -o "$tmp" umarm-base..HEAD
+		--no-numbered --abbrev=9 --add-header="Forwarded: no" \
+		-o "$tmp" umarm-base..HEAD
 	: >"$tmp/series.new"
 	for f in "$tmp"/[0-9][0-9][0-9][0-9]-*.patch; do
 		[ -e "$f" ] || continue
