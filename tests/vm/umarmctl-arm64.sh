@@ -316,7 +316,14 @@ for f in $T/etc/instances/*.conf; do $U kill "$(basename "$f" .conf)" >/dev/null
 # -- the integration suite ---------------------------------------------
 if part it; then
 s=$(date +%s)
+# Debian's virtiofsd (sid has it; bookworm, the x86_64 machines, does not)
+# and a kernel with virtio-fs: the virtiofs group mounts real shares
+vfs_real=0
+[ -x /usr/libexec/virtiofsd ] && grep -q '^CONFIG_VIRTIO_FS=y' "$W/k/config" 2>/dev/null &&
+	vfs_real=1
+echo "integration: virtio-fs with Debian's virtiofsd: $([ $vfs_real = 1 ] && echo yes || echo 'no (stand-in)')"
 env -u UMARM_CONFIG_DIR -u UMARM_STATE_DIR -u UMARM_RUNTIME_DIR \
+	UMARM_VIRTIOFS_REAL=$vfs_real \
 	UMARM_KERNEL=$W/k/linux UMARM_TEST_MODULES=$mods UMARMCTL=$U \
 	NOTIFY_LISTEN=$W/bin/notify-listen UMARM_TEST_USBIP=$W/bin/minimal-init \
 	UMARM_MINIMAL_IMAGE=$W/img/minimal-arm64.ext4 \

@@ -66,7 +66,7 @@ RUNDIR=$VMC/run
 # the hooks below change) invalidates the cached rootfs tarball.
 ROOTFS_PKGS="linux-image-arm64 linux-image-arm64-16k initramfs-tools
 	busybox-static strace linux-perf gdb kmod procps udev usbip iproute2 passt
-	e2fsprogs zstd xz-utils"
+	virtiofsd attr e2fsprogs zstd xz-utils"
 ROOTFS_REV=1
 # Modules the host-built initrd loads (with their modules.dep dependencies);
 # the optional ones are taken where the kernel has them as modules.

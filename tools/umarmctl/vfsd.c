@@ -7,7 +7,8 @@
  * (package virtiofsd, /usr/libexec/virtiofsd; UMARM_VIRTIOFSD names
  * another), unprivileged ("--sandbox none": it runs as the instance's
  * account and sees what that account sees; as root "--sandbox chroot"),
- * on RUNDIR/NAME/fs-SHARE.sock.  The kernel gets it as a virtio_uml
+ * with extended attributes (--xattr: what virtio-fs is chosen for, with
+ * POSIX modes), on RUNDIR/NAME/fs-SHARE.sock.  The kernel gets it as a virtio_uml
  * device, virtio id 26 (VIRTIO_ID_FS), from the command line at boot
  * ("virtio_uml.device=SOCK:26:ID") or through mconsole "config" when
  * "share add" hot-plugs it, like "net add" does; the guest mounts
@@ -55,7 +56,7 @@ static int vfsd_spawn(struct sup *s, struct vfsd *v)
 	char sock[PATH_LEN + 16], dir[PATH_LEN + 16], log[PATH_LEN];
 	char *argv[] = { "virtiofsd", sock, dir,
 			 geteuid() ? "--sandbox=none" : "--sandbox=chroot",
-			 v->ro ? "--readonly" : NULL, NULL };
+			 "--xattr", v->ro ? "--readonly" : NULL, NULL };
 	uint64_t deadline = boot_ms() + VFSD_SOCK_WAIT_MS;
 	pid_t self = getpid();
 	struct stat st;

@@ -139,6 +139,13 @@ if [ -z "$image" ]; then
 		EXTRA_BINS="${EXTRA_BINS:-} $usbip_guest=/usr/local/sbin/usbip"
 		export EXTRA_BINS
 	fi
+	# busybox has no setfattr/getfattr: the host's (attr), for the
+	# xattrs of real virtio-fs shares
+	if want virtiofs && [ "${UMARM_VIRTIOFS_REAL:-0}" = 1 ] &&
+	   command -v setfattr >/dev/null && command -v getfattr >/dev/null; then
+		EXTRA_BINS="${EXTRA_BINS:-} $(command -v setfattr) $(command -v getfattr)"
+		export EXTRA_BINS
+	fi
 	image=$("$here/mkimage.sh" "$T/test.img" $modules) || { echo "FAIL mkimage"; exit 1; }
 fi
 echo "image:  $image"
@@ -999,6 +1006,43 @@ kernel_has() {
 	sed -n "s/^CONFIG_$2=\\([ym]\\)$/\\1/p" "$_c" 2>/dev/null | grep . || echo n
 }
 
+# virtiofs_real_checks - what virtio-fs is chosen for, on instance vf1's
+# real share $V/boot on /vboot: writes land on the host as the instance's
+# account, POSIX modes and user xattrs go both ways, a rename stays inside,
+# and symlinks the host or the guest plants never lead the guest out of
+# the share (the guest resolves them in its own tree)
+virtiofs_real_checks() {
+	echo outside-secret >"$V/outside"
+	ln -s "$V/outside" "$V/boot/abs"
+	ln -s ../outside "$V/boot/rel"
+	u exec vf1 -- sh -c 'echo w >/vboot/w && chmod 640 /vboot/w &&
+		mv /vboot/w /vboot/w2 && ln -s /etc/passwd /vboot/gl &&
+		cat /vboot/abs /vboot/rel; echo end' >"$T/o" 2>&1
+	[ "$(cat "$V/boot/w2" 2>/dev/null)" = w ] && [ ! -e "$V/boot/w" ] &&
+		[ "$(stat -c %a:%u "$V/boot/w2")" = "640:$(id -u)" ] &&
+		pass virtiofs.write_mode_owner ||
+		fail virtiofs.write_mode_owner "w2: $(stat -c %a:%u "$V/boot/w2" 2>&1) $(cat "$T/o")"
+	grep -q outside-secret "$T/o" &&
+		fail virtiofs.symlink_out "the guest read $V/outside through a link" ||
+		pass virtiofs.symlink_out
+	[ "$(readlink "$V/boot/gl")" = /etc/passwd ] && pass virtiofs.guest_symlink ||
+		fail virtiofs.guest_symlink "gl: $(readlink "$V/boot/gl" 2>&1)"
+	chmod 604 "$V/boot/f"
+	setfattr -n user.umarm -v fromhost "$V/boot/f" 2>/dev/null || :
+	u exec vf1 -- sh -c 'stat -c %a /vboot/f; getfattr -n user.umarm --only-values /vboot/f; echo;
+		setfattr -n user.guest -v fromguest /vboot/f' >"$T/o" 2>&1
+	[ "$(head -n 1 "$T/o")" = 604 ] && pass virtiofs.host_mode ||
+		fail virtiofs.host_mode "$(head -c 200 "$T/o")"
+	if ! command -v getfattr >/dev/null; then
+		skip virtiofs.xattr "no getfattr on this host (apt install attr)"
+	elif grep -qx fromhost "$T/o" &&
+	     [ "$(getfattr -n user.guest --only-values "$V/boot/f" 2>/dev/null)" = fromguest ]; then
+		pass virtiofs.xattr
+	else
+		fail virtiofs.xattr "guest: $(head -c 200 "$T/o" | tr '\n' ' ')"
+	fi
+}
+
 # virtiofs: the supervisor's side of virtio-fs shares.  Debian 12 has no
 # virtiofsd and our kernels no CONFIG_VIRTIO_FS, so a stand-in serves the
 # vhost-user socket (passt --vhost-user: the handshake virtio_uml makes is
@@ -1050,6 +1094,7 @@ EOS
 			u exec vf1 -- sh -c 'cat /vboot/f; touch /vhot/x' >"$T/o" 2>&1
 			grep_out virtiofs.read "^data$" "$T/o"
 			[ ! -e "$V/hot/x" ] && pass virtiofs.ro || fail virtiofs.ro "wrote $V/hot/x"
+			virtiofs_real_checks
 		else
 			# plugged; the guest kernel has no virtiofs to mount it
 			expect virtiofs.hot_add 1 uv share add vf1 "$V/hot" /vhot --transport virtiofs --ro
