@@ -1029,6 +1029,7 @@ virtiofs_real_checks() {
 		fail virtiofs.guest_symlink "gl: $(readlink "$V/boot/gl" 2>&1)"
 	chmod 604 "$V/boot/f"
 	setfattr -n user.umarm -v fromhost "$V/boot/f" 2>/dev/null || :
+	sleep 2	# past the guest's attribute cache (1 s, virtiofsd's cache=auto)
 	u exec vf1 -- sh -c 'stat -c %a /vboot/f; getfattr -n user.umarm --only-values /vboot/f; echo;
 		setfattr -n user.guest -v fromguest /vboot/f' >"$T/o" 2>&1
 	[ "$(head -n 1 "$T/o")" = 604 ] && pass virtiofs.host_mode ||
