@@ -44,6 +44,8 @@
 #include <ucontext.h>
 #include <unistd.h>
 
+#include "sigcost.h"
+
 #define THREADS		4
 #define SPIN_US		200
 #define ROUNDS		2500	/* 0.5 s of spinning per worker */
@@ -86,15 +88,6 @@ static unsigned long spin_turns;
 static unsigned int stretch = 1;	/* of REAL_US and PROF_US */
 static double raise_cost;		/* seconds per handled raise() */
 
-/* now_s: the monotonic clock in seconds, for calibration and deadline */
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 /* on_timer: count the signal, and whether it interrupted spin_loop */
 static void on_timer(int sig, siginfo_t *si, void *ucv)
 {
@@ -111,10 +104,10 @@ static void on_timer(int sig, siginfo_t *si, void *ucv)
 /* time_spin: seconds that spin_loop(turns) takes */
 static double time_spin(unsigned long turns)
 {
-	double t = now_s();
+	double t = sigcost_now();
 
 	spin_loop(turns);
-	return now_s() - t;
+	return sigcost_now() - t;
 }
 
 /*
@@ -139,38 +132,16 @@ static void calibrate(void)
 	spin_turns = (unsigned long)(turns * (SPIN_US / 1e6) / best) + 1;
 }
 
-/* on_probe: the handler whose cost measure_signals() measures */
-static void on_probe(int sig)
-{
-	(void)sig;
-}
-
 /*
- * measure_signals: the cost of a raise()d and handled signal (the best of
- * three runs of 100), and the stretch of the periods that keeps the
- * timers' load at MAX_LOAD of the machine at that cost
+ * measure_signals: the cost of a raise()d and handled signal, and the
+ * stretch of the periods that keeps the timers' load at MAX_LOAD of the
+ * machine at that cost
  */
 static void measure_signals(void)
 {
-	struct sigaction sa = { .sa_handler = on_probe };
-	double per_us = 1.0 / REAL_US + 1.0 / PROF_US, t, load;
-	int i, j;
-
-	sigaction(SIGUSR1, &sa, NULL);
-	raise_cost = 1e9;
-	for (i = 0; i < 3; i++) {
-		t = now_s();
-		for (j = 0; j < 100; j++)
-			raise(SIGUSR1);
-		t = (now_s() - t) / 100;
-		if (t < raise_cost)
-			raise_cost = t;
-	}
-	load = raise_cost * 1e6 * per_us;
-	if (load > MAX_LOAD)
-		stretch = (unsigned int)(load / MAX_LOAD) + 1;
-	if (stretch > MAX_STRETCH)
-		stretch = MAX_STRETCH;
+	raise_cost = sigcost_raise();
+	stretch = sigcost_stretch(raise_cost, 1.0 / REAL_US + 1.0 / PROF_US,
+				  MAX_LOAD, MAX_STRETCH);
 }
 
 /* period: @us microseconds as an interval timer's value */
@@ -243,18 +214,18 @@ int main(int argc, char **argv)
 	sigaddset(&timers, SIGALRM);
 	sigaddset(&timers, SIGPROF);
 	arm();
-	start = now_s();
+	start = sigcost_now();
 	for (i = 0; i < THREADS; i++)
 		if (pthread_create(&tid[i], NULL, worker, NULL))
 			return report("pthread_create", 1, work);
 	pthread_sigmask(SIG_BLOCK, &timers, NULL);
-	while (atomic_load(&finished) < THREADS && now_s() - start < deadline)
+	while (atomic_load(&finished) < THREADS && sigcost_now() - start < deadline)
 		nanosleep(&tick, NULL);
 	if (atomic_load(&finished) < THREADS)
-		return report("livelock", now_s() - start, work);
+		return report("livelock", sigcost_now() - start, work);
 	for (i = 0; i < THREADS; i++)
 		pthread_join(tid[i], NULL);
 	if (!in_loop[0] || !in_loop[1])
-		return report("no-signal-in-loop", now_s() - start, work);
-	return report(NULL, now_s() - start, work);
+		return report("no-signal-in-loop", sigcost_now() - start, work);
+	return report(NULL, sigcost_now() - start, work);
 }
