@@ -223,9 +223,10 @@ check_network() {
 # far (its report in the kernel log)
 memcg_kills() { dmesg | grep -c 'Memory cgroup out of memory: Killed process'; }
 
-# run_hog NAME CMD... - run CMD in container NAME with the memory limit;
-# prints "RC EXITCODE OOMKilled=BOOL KILLS" (KILLS: the kernel's memcg OOM
-# kills during the run)
+# run_hog NAME CMD... - run CMD in container NAME with the memory limit, in
+# the foreground; prints "RC EXITCODE OOMKilled=BOOL KILLS": docker run's
+# status, the container's, docker's OOM flag, and the kernel's memcg OOM
+# kills during the run
 run_hog() {
 	_name=$1
 	shift
@@ -237,27 +238,51 @@ run_hog() {
 	docker rm -f "$_name" >/dev/null 2>&1
 }
 
+# run_hog_triggered NAME CMD - as run_hog, but CMD (a shell command line)
+# runs under a shell in a detached container, and only once "docker exec"
+# has created /tmp/go in it: by then containerd's shim watches the
+# container's memory.events (it starts to when the task has started), so
+# a slow guest cannot kill CMD before anyone listens.  The shell stays two
+# seconds after CMD, so that the cgroup outlives the kill while the event
+# is read.  RC is docker wait's output, the container's exit status.
+run_hog_triggered() {
+	_name=$1
+	_k0=$(memcg_kills)
+	# shellcheck disable=SC2086 # limit: options, or none
+	if ! docker run -d --name "$_name" $limit "$image" sh -c \
+		"echo memory.max=\$(cat /sys/fs/cgroup/memory.max); while [ ! -e /tmp/go ]; do sleep 0.1; done; $2; r=\$?; sleep 2; exit \$r" \
+		>"$work/$_name.txt" 2>&1; then
+		echo "x x OOMKilled=x 0"
+		return
+	fi
+	docker exec "$_name" touch /tmp/go >>"$work/$_name.txt" 2>&1
+	_rc=$(docker wait "$_name" 2>&1)
+	docker logs "$_name" >>"$work/$_name.txt" 2>&1
+	echo "$_rc $(docker inspect -f '{{.State.ExitCode}} OOMKilled={{.State.OOMKilled}}' "$_name" 2>&1) $(($(memcg_kills) - _k0))"
+	docker rm -f "$_name" >/dev/null 2>&1
+}
+
 # check_memory - containers limited to 32 MiB that allocate 64 MiB (busybox
 # dd's buffer) are killed by the memory cgroup's OOM killer.  First with dd
-# under a shell that outlives it by a second: the shell exits 137 and
-# docker must report OOMKilled=true (its OOM event came through).  Then
-# with dd as the container's only process: it must die of SIGKILL (137) by
-# the OOM killer; docker's OOMKilled is reported but not required, since
-# the OOM event can lose a race with the container's teardown
+# under a shell (run_hog_triggered): the shell exits 137 and docker must
+# report OOMKilled=true (its OOM event came through).  Then with dd as the
+# container's only process: it must die of SIGKILL (137) by the OOM
+# killer; docker's OOMKilled is reported but not required, since the OOM
+# event can lose a race with the container's teardown
 # (tests/autopkgtest/README.md, containers).
 check_memory() {
 	limit="--memory 32m --memory-swap 32m"
 	[ "$CONTAINERS_PLANT" != nolimit ] || limit=
 	hog='dd if=/dev/zero of=/dev/null bs=64M count=1'
-	# shellcheck disable=SC2046 # the four words of run_hog
-	set -- $(run_hog hog sh -c "echo memory.max=\$(cat /sys/fs/cgroup/memory.max); $hog; r=\$?; sleep 1; exit \$r")
-	echo "containers: memory hog under a shell: docker run rc=$1, exit $2, $3, memcg OOM kills $4, $(grep memory.max "$work/hog.txt")"
+	# shellcheck disable=SC2046 # the four words of run_hog_triggered
+	set -- $(run_hog_triggered hog "$hog")
+	echo "containers: memory hog under a shell: exit $1, docker inspect: $2 $3, memcg OOM kills $4, $(grep memory.max "$work/hog.txt")"
 	if [ "$1 $2 $3" != "137 137 OOMKilled=true" ] || [ "$4" -lt 1 ]; then
-		fail "the 64 MiB hog under --memory 32m was not OOM-killed: docker run rc=$1, exit $2, $3, memcg OOM kills $4 (want 137 137 OOMKilled=true, 1): $(tame <"$work/hog.txt" | tr '\n' ' ')"
+		fail "the 64 MiB hog under --memory 32m was not OOM-killed: exit $1, docker inspect: $2 $3, memcg OOM kills $4 (want 137 137 OOMKilled=true, 1): $(tame <"$work/hog.txt" | tr '\n' ' ')"
 	fi
 	# shellcheck disable=SC2086,SC2046 # the four words of run_hog
 	set -- $(run_hog hogsolo $hog)
-	echo "containers: memory hog alone: docker run rc=$1, exit $2, $3, memcg OOM kills $4"
+	echo "containers: memory hog alone: docker run rc=$1, docker inspect: $2 $3, memcg OOM kills $4"
 	if [ "$1 $2" != "137 137" ] || [ "$4" -lt 1 ]; then
 		fail "the 64 MiB hog alone under --memory 32m was not OOM-killed: docker run rc=$1, exit $2, memcg OOM kills $4 (want 137 137, 1): $(tame <"$work/hogsolo.txt" | tr '\n' ' ')"
 	fi
