@@ -1,16 +1,28 @@
 # shellcheck shell=sh
 # mmdebstrap.sh - the Debian rootfs tarball the debian images start from
 #
-# Sourced by recipe.sh.  Changing this file or ./packages makes a new
-# tarball (minutes); the overlay and customize.sh only make a new image
-# from the cached tarball (seconds).
+# Sourced by recipe.sh, and by the recipes of other Debian images (e.g.
+# debian-docker), which set before calling:
+#
+#   ROOTFS_NAME      the tarball's name, ROOTFS_NAME-SUITE-ARCH.tar.zst
+#                    (default debian)
+#   ROOTFS_PACKAGES  the package lists to install, files with one package
+#                    a line (default debian/packages)
+#
+# Changing this file or a package list makes a new tarball (minutes); the
+# overlay and customize.sh only make a new image from the cached tarball
+# (seconds).
 
-# rootfs_key SUITE ARCH - the tarball's cache key
+ROOTFS_NAME=${ROOTFS_NAME:-debian}
+ROOTFS_PACKAGES=${ROOTFS_PACKAGES:-$IMAGES_DIR/debian/packages}
+
+# rootfs_key SUITE ARCH - the tarball's cache key: the package lists are
+# hashed, so a package added to any of them makes a new tarball
 rootfs_key() {
 	{
-		echo "debian rootfs $1 $2 $MIRROR"
-		hash_files "$IMAGES_DIR/debian/mmdebstrap.sh" \
-			"$IMAGES_DIR/debian/packages"
+		echo "$ROOTFS_NAME rootfs $1 $2 $MIRROR"
+		# shellcheck disable=SC2086 # ROOTFS_PACKAGES: a list of files
+		hash_files "$IMAGES_DIR/debian/mmdebstrap.sh" $ROOTFS_PACKAGES
 	} | sha256sum | cut -c1-16
 }
 
@@ -31,7 +43,7 @@ rootfs_mode() {
 rootfs_tarball() {
 	_suite=$1 _arch=$2
 	_key=$(rootfs_key "$_suite" "$_arch")
-	_tar=$CACHE_DIR/rootfs/debian-$_suite-$_arch.tar.zst
+	_tar=$CACHE_DIR/rootfs/$ROOTFS_NAME-$_suite-$_arch.tar.zst
 	if [ -f "$_tar" ] && [ "$(cat "$_tar.key" 2>/dev/null)" = "$_key" ]; then
 		echo "$_tar"
 		return
@@ -41,7 +53,8 @@ rootfs_tarball() {
 	need zstd zstd
 	need mmdebstrap mmdebstrap
 	mkdir -p "$CACHE_DIR/rootfs"
-	_incl=$(grep -v '^#' "$IMAGES_DIR/debian/packages" | paste -sd, -)
+	# shellcheck disable=SC2086 # ROOTFS_PACKAGES: a list of files
+	_incl=$(cat $ROOTFS_PACKAGES | grep -v -e '^#' -e '^$' | paste -sd, -)
 	_mode=$(rootfs_mode)
 	if [ "$_mode" = unshare ] && [ "$(id -u)" != 0 ]; then
 		# a user's unshare mode maps the image's uids through these
@@ -52,7 +65,7 @@ rootfs_tarball() {
 				"--add-subgids 100000-165535 $(id -un)"
 	fi
 	_t0=$(date +%s)
-	log "mmdebstrap $_suite $_arch ($_mode mode; several minutes for arm64)"
+	log "mmdebstrap $ROOTFS_NAME $_suite $_arch ($_mode mode; several minutes for arm64)"
 	# Docs, man pages and locales are left out, and the dpkg options stay
 	# in the image (/etc/dpkg/dpkg.cfg.d/99mmdebstrap) for later installs.
 	mmdebstrap --mode="$_mode" --variant=minbase --arch="$_arch" \
@@ -71,4 +84,11 @@ rootfs_tarball() {
 	echo "$_key" >"$_tar.key"
 	log "rootfs tarball $(du -h "$_tar" | cut -f1) in $(elapsed "$_t0") s"
 	echo "$_tar"
+}
+
+# unpack_rootfs TARBALL ROOT - unpack the rootfs tarball into ROOT, owners
+# and modes as recorded (as root, or under fakeroot for a user's build)
+unpack_rootfs() {
+	zstd -dc "$1" | tar -C "$2" -xpf - --numeric-owner ||
+		die "cannot unpack $1"
 }

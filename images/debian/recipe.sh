@@ -32,7 +32,6 @@ recipe_prepare() {
 }
 
 recipe_populate() {
-	zstd -dc "$(cat "$2/rootfs.path")" | tar -C "$3" -xpf - --numeric-owner ||
-		die "cannot unpack $(cat "$2/rootfs.path")"
+	unpack_rootfs "$(cat "$2/rootfs.path")" "$3"
 	customize "$3"
 }

@@ -14,7 +14,8 @@
 # 4k:seccomp-default (without a seccomp= option the boot must run userspace
 # in SECCOMP mode).  The UML kernels come from
 # kernel/build.sh (arm64-4k, arm64-16k), the images from images/build.sh
-# (minimal, debian for arm64; ARM64_KERNEL_4K and ARM64_KERNEL_16K name
+# (minimal, debian for boot-debian cases, debian-docker for containers
+# cases, for arm64; ARM64_KERNEL_4K and ARM64_KERNEL_16K name
 # kernels built elsewhere), the guest programs from
 # tests/autopkgtest/guest/build.sh; all go into the VM as one tar on a raw
 # disk.  Prints one line per case:
@@ -31,7 +32,9 @@
 # GATE_ENV="NAME=VALUE ..." is exported to every gate (REGTORTURE_BUDGET=60).
 # PARALLEL=1 runs the cases of each round at once (give the VM VM_SMP CPUs);
 # GATE_TIMEOUT=S is each gate's timeout (boot-debian under TCG needs
-# about 2400 s); the VM's limit grows to fit them unless TIMEOUT=S names it.
+# about 2400 s, containers is given 3600 s by tests/run containers: the
+# Debian boot, dockerd's start and seven docker runs); the VM's limit
+# grows to fit them unless TIMEOUT=S names it.
 set -eu
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -55,10 +58,11 @@ out=$(cd "$out" && pwd)
 bundle=$out/bundle
 rm -rf "$bundle"
 mkdir -p "$bundle/k" "$bundle/img" "$bundle/guest" "$bundle/tests"
-need_debian=
+need_debian='' need_docker=''
 for c in "$@"; do
 	f=${c%%:*}
 	case $c in *:boot-debian*) need_debian=1 ;; esac
+	case $c in *:containers*) need_docker=1 ;; esac
 	[ -e "$bundle/k/$f/linux" ] && continue
 	# ARM64_KERNEL_4K / ARM64_KERNEL_16K: a kernel built elsewhere (devtree)
 	k=$(eval echo "\${ARM64_KERNEL_$(echo "$f" | tr k K):-}")
@@ -74,6 +78,11 @@ debian_img=
 if [ -n "$need_debian" ]; then
 	debian_img=$("$top/images/build.sh" debian arm64 | tail -n 1)
 	cp --sparse=always "$debian_img" "$bundle/img/debian.ext4"
+fi
+docker_img=
+if [ -n "$need_docker" ]; then
+	docker_img=$("$top/images/build.sh" debian-docker arm64 | tail -n 1)
+	cp --sparse=always "$docker_img" "$bundle/img/debian-docker.ext4"
 fi
 "$top/tests/autopkgtest/guest/build.sh" arm64 "$bundle/guest" >/dev/null
 cp -r "$top/tests/autopkgtest" "$bundle/tests/"
@@ -118,6 +127,7 @@ run_case() {
 		GATE_NAME=$name ARTIFACTS=$CI_OUT
 	case $gate in
 	boot-debian) export IMAGE=$CI_WORK/img/debian.ext4 ;;
+	containers) export IMAGE=$CI_WORK/img/debian-docker.ext4 ;;
 	*) export IMAGE=$CI_WORK/img/minimal.ext4 ;;
 	esac
 	if [ "$gate" = refused ]; then
@@ -211,11 +221,15 @@ done
 # the guest's systemd journal next to it (journal.txt), read back with
 # tests/autopkgtest/lib/guest-journal from the image the bundle copied
 guest_journal() {
-	local a=${2##*artifacts=}
+	local a=${2##*artifacts=} img
 	a=${a%% *}
-	case $1 in *:boot-debian*) ;; *) return 0 ;; esac
-	[ -f "$a/root.cow" ] && [ -n "$debian_img" ] || return 0
-	"$top/tests/autopkgtest/lib/guest-journal" "$a" "$debian_img" \
+	case $1 in
+	*:boot-debian*) img=$debian_img ;;
+	*:containers*) img=$docker_img ;;
+	*) return 0 ;;
+	esac
+	[ -f "$a/root.cow" ] && [ -n "$img" ] || return 0
+	"$top/tests/autopkgtest/lib/guest-journal" "$a" "$img" \
 		>"$a/journal.txt" 2>&1 || true
 }
 

@@ -1,0 +1,18 @@
+# shellcheck shell=sh
+# docker.sh - what the debian-docker image changes after customize.sh
+#
+# Sourced by recipe.sh; runs on the host on the unpacked tree, like
+# customize.sh.
+
+# customize_docker ROOT - check that docker.io's maintainer scripts
+# enabled its units (dockerd starts at boot, as on any Debian system with
+# docker.io): a rootfs without them would boot a guest where "docker"
+# finds no daemon, which is better stopped here
+customize_docker() {
+	for _u in multi-user.target.wants/docker.service \
+		sockets.target.wants/docker.socket \
+		multi-user.target.wants/containerd.service; do
+		[ -L "$1/etc/systemd/system/$_u" ] ||
+			die "docker.io's postinst did not enable $_u in the rootfs: rebuild the debian-docker rootfs (rm $CACHE_DIR/rootfs/$ROOTFS_NAME-*)"
+	done
+}

@@ -1,0 +1,306 @@
+#!/bin/sh
+# containers.sh - run in the debian-docker guest by the containers gate
+#
+# umarm-gate.service starts it after multi-user.target, so dockerd (which
+# docker.io enables) has started or failed by then.  /host is the gate's
+# share: this script, containers-warnings (the docker info warnings the
+# README explains, one extended regular expression a line) and
+# containers.env (CONTAINERS_PLANT=marker|nolimit plants a fault that
+# must fail the gate); files for the artifacts go to /host/out.
+#
+# Checks, each printing CONTAINERS_FAIL <what> when it fails:
+#   dockerd is active with the overlay2 driver on cgroup v2, its root
+#   /var/lib/docker on the ext4 root disk; docker info succeeds (kept as
+#   out/docker-info.txt) and warns only of what containers-warnings lists;
+#   an image made here from the static busybox loads (docker load of a
+#   docker-archive: manifest.json, config, one layer); docker run --rm
+#   prints a marker; a second container fetches a page from a first one's
+#   httpd by its address on the default bridge; the port the first one
+#   publishes answers on 127.0.0.1 and on docker0's address; containers
+#   with --memory 32m that allocate 64 MiB are OOM-killed (137, the
+#   kernel's memcg OOM report, and OOMKilled=true where the container
+#   outlives the kill: see check_memory).
+# Timings: CONTAINERS_TIME lines.  Success: CONTAINERS_OK.
+#
+# Nothing here prints "WARNING:" on the console: run-gate counts such a
+# line as a kernel bug; docker's warnings are printed as
+# CONTAINERS_WARNING.
+set -u
+
+out=/host/out
+mkdir -p "$out"
+CONTAINERS_PLANT=
+# shellcheck source=/dev/null
+[ ! -f /host/containers.env ] || . /host/containers.env
+image=umarm-busybox:gate
+page=umarm-containers-web-ok
+failed=0
+work=/tmp/containers
+rm -rf "$work"
+mkdir -p "$work"
+
+# fail WHAT - report a failed check; the gate goes on to the next one
+fail() {
+	echo "CONTAINERS_FAIL $*"
+	failed=1
+}
+
+# now - seconds since boot, with fractions (for timings)
+now() { cut -d' ' -f1 /proc/uptime; }
+
+# since T0 - seconds from T0 (a now value) to now, two decimals
+since() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.2f", b - a }'; }
+
+# tame - a stream of docker's or the journal's lines, with "WARNING:"
+# lower-cased, for the console (run-gate's kernel-bug scan)
+tame() { sed 's/WARNING:/warning:/g'; }
+
+# keep_journal - dockerd's and containerd's journal as an artifact: why a
+# check failed is in there
+keep_journal() {
+	journalctl -b --no-pager -u containerd -u docker.socket -u docker \
+		>"$out/journal-docker.txt" 2>&1
+}
+
+# unit_seconds UNIT - how long UNIT took from leaving "inactive" (its start
+# job began) to "active" (for Type=notify: the daemon said READY=1)
+unit_seconds() {
+	systemctl show "$1" -p InactiveExitTimestampMonotonic \
+		-p ActiveEnterTimestampMonotonic |
+		awk -F= '{ t[$1] = $2 }
+		END { a = t["InactiveExitTimestampMonotonic"]
+		      b = t["ActiveEnterTimestampMonotonic"]
+		      if (a > 0 && b >= a) printf "%.2f", (b - a) / 1e6; else print "?" }'
+}
+
+# check_daemon - dockerd runs with overlay2 on cgroup v2 and /var/lib/docker
+# on ext4; its start time at boot is reported
+check_daemon() {
+	if ! systemctl is-active -q docker.service; then
+		fail "docker.service is $(systemctl is-active docker.service) (journal: out/journal-docker.txt)"
+		journalctl -b --no-pager -u docker -n 20 | tame
+		return 1
+	fi
+	echo "CONTAINERS_TIME containerd_start=$(unit_seconds containerd.service)s" \
+		"dockerd_start=$(unit_seconds docker.service)s" \
+		"(start job to READY, at boot)"
+	set -- "$(docker info --format '{{.Driver}} {{.CgroupVersion}} {{.CgroupDriver}} {{.DockerRootDir}}' 2>&1)"
+	echo "containers: driver, cgroup version and driver, root: $1"
+	# shellcheck disable=SC2086 # the four words
+	set -- $1
+	[ "${1:-}" = overlay2 ] || fail "storage driver is ${1:-?}, not overlay2"
+	[ "${2:-}" = 2 ] || fail "cgroup version is ${2:-?}, not 2"
+	[ "${4:-}" = /var/lib/docker ] || fail "docker root is ${4:-?}, not /var/lib/docker"
+	fs=$(findmnt -no FSTYPE -T /var/lib/docker)
+	[ "$fs" = ext4 ] || fail "/var/lib/docker is on $fs, not ext4"
+	echo "containers: /var/lib/docker on $fs ($(findmnt -no SOURCE -T /var/lib/docker))"
+}
+
+# check_info - docker info succeeds, with no error, and every warning it
+# prints is one that containers-warnings lists (and the README explains)
+check_info() {
+	docker info >"$out/docker-info.txt" 2>&1
+	rc=$?
+	[ "$rc" -eq 0 ] || fail "docker info exited with $rc (out/docker-info.txt)"
+	if grep -Ei '^ *ERROR|errors pretty printing' "$out/docker-info.txt" |
+		tame | sed 's/^/CONTAINERS_FAIL docker info: /' | grep .; then
+		failed=1
+	fi
+	grep -v -e '^#' -e '^$' /host/containers-warnings >"$work/explained"
+	grep '^WARNING:' "$out/docker-info.txt" | sed 's/^WARNING: *//' >"$work/warnings"
+	while read -r w; do
+		if printf '%s\n' "$w" | grep -Eqf "$work/explained"; then
+			echo "CONTAINERS_WARNING explained: $w"
+		else
+			echo "CONTAINERS_WARNING UNEXPLAINED: $w"
+			fail "docker info warns \"$w\": explain it in tests/autopkgtest/README.md (containers) and add it to guest/containers-warnings, or fix its cause"
+		fi
+	done <"$work/warnings"
+	echo "containers: docker info: $(wc -l <"$work/warnings") warnings (out/docker-info.txt)"
+}
+
+# make_image DIR - a docker-archive (what docker save writes) in DIR/image.tar:
+# one layer with the static busybox, a symlink per applet and a web page,
+# a config naming the layer's digest, a manifest tagging it $image
+make_image() {
+	d=$1
+	l=$d/layer
+	mkdir -p "$l/bin" "$l/www" "$l/tmp" "$l/etc"
+	chmod 1777 "$l/tmp"
+	cp "$(command -v busybox)" "$l/bin/busybox"
+	for a in $("$l/bin/busybox" --list); do
+		[ "$a" = busybox ] || ln -s busybox "$l/bin/$a"
+	done
+	echo "$page" >"$l/www/index.html"
+	echo 'root:x:0:0:root:/:/bin/sh' >"$l/etc/passwd"
+	echo 'root:x:0:' >"$l/etc/group"
+	mkdir -p "$d/archive/layer"
+	tar --numeric-owner --owner=0 --group=0 -C "$l" -cf "$d/archive/layer/layer.tar" . ||
+		return 1
+	diff_id=$(sha256sum "$d/archive/layer/layer.tar" | cut -d' ' -f1)
+	mv "$d/archive/layer" "$d/archive/$diff_id"
+	printf '{"architecture":"%s","os":"linux","config":{"Env":["PATH=/bin"],"Cmd":["sh"]},"rootfs":{"type":"layers","diff_ids":["sha256:%s"]},"history":[{"created_by":"tests/autopkgtest/guest/containers.sh"}]}\n' \
+		"$(dpkg --print-architecture)" "$diff_id" >"$d/config.json"
+	config=$(sha256sum "$d/config.json" | cut -d' ' -f1).json
+	mv "$d/config.json" "$d/archive/$config"
+	printf '[{"Config":"%s","RepoTags":["%s"],"Layers":["%s/layer.tar"]}]\n' \
+		"$config" "$image" "$diff_id" >"$d/archive/manifest.json"
+	tar -C "$d/archive" -cf "$d/image.tar" manifest.json "$config" "$diff_id/layer.tar"
+}
+
+# check_load - the image made here loads
+check_load() {
+	make_image "$work/img" || { fail "cannot make the docker-archive"; return 1; }
+	t0=$(now)
+	if ! docker load -i "$work/img/image.tar" >"$work/load.txt" 2>&1; then
+		fail "docker load: $(tame <"$work/load.txt" | tail -n 3 | tr '\n' ' ')"
+		return 1
+	fi
+	echo "containers: $(cat "$work/load.txt") ($(du -k "$work/img/image.tar" | cut -f1) KiB)"
+	echo "CONTAINERS_TIME load=$(since "$t0")s"
+}
+
+# check_run - docker run --rm prints the marker; three runs, each timed
+check_run() {
+	want=CONTAINERS_HELLO
+	say=$want
+	[ "$CONTAINERS_PLANT" != marker ] || say=CONTAINERS_PLANTED
+	times=
+	for _ in 1 2 3; do
+		t0=$(now)
+		got=$(docker run --rm "$image" echo "$say" 2>&1)
+		times="$times $(since "$t0")s"
+		if [ "$got" != "$want" ]; then
+			fail "docker run --rm printed \"$(printf '%s' "$got" | tame | tr '\n' ' ')\", not $want"
+			return 1
+		fi
+	done
+	echo "containers: docker run --rm $image echo: $want"
+	echo "CONTAINERS_TIME run_rm=${times# } (docker run --rm, three runs)"
+}
+
+# wait_http URL - poll URL from the guest until it serves the page (30 s)
+wait_http() {
+	for _i in $(seq 60); do
+		[ "$(busybox wget -q -T 2 -O - "$1" 2>/dev/null)" != "$page" ] || return 0
+		sleep 0.5
+	done
+	return 1
+}
+
+# check_network - a web server in one container, reached from a second one
+# over the default bridge and from the guest on the published port
+check_network() {
+	hostport=18080
+	if ! docker run -d --name web -p "$hostport:8080" "$image" \
+		httpd -f -p 8080 -h /www >"$work/web.txt" 2>&1; then
+		fail "docker run -d -p $hostport:8080 httpd: $(tame <"$work/web.txt" | tr '\n' ' ')"
+		return 1
+	fi
+	ip=$(docker inspect -f '{{range .NetworkSettings.Networks}}{{.IPAddress}}{{end}}' web)
+	gw=$(docker network inspect bridge -f '{{range .IPAM.Config}}{{.Gateway}}{{end}}')
+	echo "containers: web at $ip:8080 on the bridge (gateway $gw), published on $hostport"
+	wait_http "http://$ip:8080/" ||
+		{ fail "the web container never answered on $ip:8080"; docker logs web 2>&1 | tame; return 1; }
+	got=$(docker run --rm "$image" wget -q -T 10 -O - "http://$ip:8080/" 2>&1)
+	if [ "$got" = "$page" ]; then
+		echo "containers: a second container fetched http://$ip:8080/ over the bridge"
+	else
+		fail "a second container could not fetch http://$ip:8080/: $(printf '%s' "$got" | tame | tr '\n' ' ')"
+	fi
+	for a in 127.0.0.1 "$gw"; do
+		got=$(busybox wget -q -T 10 -O - "http://$a:$hostport/" 2>&1)
+		if [ "$got" = "$page" ]; then
+			echo "containers: the guest fetched the published port http://$a:$hostport/"
+		else
+			fail "the published port http://$a:$hostport/ did not answer: $(printf '%s' "$got" | tame | tr '\n' ' ')"
+		fi
+	done
+	docker rm -f web >/dev/null 2>&1
+}
+
+# memcg_kills - how many processes the memory cgroup OOM killer killed so
+# far (its report in the kernel log)
+memcg_kills() { dmesg | grep -c 'Memory cgroup out of memory: Killed process'; }
+
+# run_hog NAME CMD... - run CMD in container NAME with the memory limit, in
+# the foreground; prints "RC EXITCODE OOMKilled=BOOL KILLS": docker run's
+# status, the container's, docker's OOM flag, and the kernel's memcg OOM
+# kills during the run
+run_hog() {
+	_name=$1
+	shift
+	_k0=$(memcg_kills)
+	# shellcheck disable=SC2086 # limit: options, or none
+	docker run --name "$_name" $limit "$image" "$@" >"$work/$_name.txt" 2>&1
+	_rc=$?
+	echo "$_rc $(docker inspect -f '{{.State.ExitCode}} OOMKilled={{.State.OOMKilled}}' "$_name" 2>&1) $(($(memcg_kills) - _k0))"
+	docker rm -f "$_name" >/dev/null 2>&1
+}
+
+# run_hog_triggered NAME CMD - as run_hog, but CMD (a shell command line)
+# runs under a shell in a detached container, and only once "docker exec"
+# has created /tmp/go in it: by then containerd's shim watches the
+# container's memory.events (it starts to when the task has started), so
+# a slow guest cannot kill CMD before anyone listens.  The shell stays two
+# seconds after CMD, so that the cgroup outlives the kill while the event
+# is read.  RC is docker wait's output, the container's exit status.
+run_hog_triggered() {
+	_name=$1
+	_k0=$(memcg_kills)
+	# shellcheck disable=SC2086 # limit: options, or none
+	if ! docker run -d --name "$_name" $limit "$image" sh -c \
+		"echo memory.max=\$(cat /sys/fs/cgroup/memory.max); while [ ! -e /tmp/go ]; do sleep 0.1; done; $2; r=\$?; sleep 2; exit \$r" \
+		>"$work/$_name.txt" 2>&1; then
+		echo "x x OOMKilled=x 0"
+		return
+	fi
+	docker exec "$_name" touch /tmp/go >>"$work/$_name.txt" 2>&1
+	_rc=$(docker wait "$_name" 2>&1)
+	docker logs "$_name" >>"$work/$_name.txt" 2>&1
+	echo "$_rc $(docker inspect -f '{{.State.ExitCode}} OOMKilled={{.State.OOMKilled}}' "$_name" 2>&1) $(($(memcg_kills) - _k0))"
+	docker rm -f "$_name" >/dev/null 2>&1
+}
+
+# check_memory - containers limited to 32 MiB that allocate 64 MiB (busybox
+# dd's buffer) are killed by the memory cgroup's OOM killer.  First with dd
+# under a shell (run_hog_triggered): the shell exits 137 and docker must
+# report OOMKilled=true (its OOM event came through).  Then with dd as the
+# container's only process: it must die of SIGKILL (137) by the OOM
+# killer; docker's OOMKilled is reported but not required, since the OOM
+# event can lose a race with the container's teardown
+# (tests/autopkgtest/README.md, containers).
+check_memory() {
+	limit="--memory 32m --memory-swap 32m"
+	[ "$CONTAINERS_PLANT" != nolimit ] || limit=
+	hog='dd if=/dev/zero of=/dev/null bs=64M count=1'
+	# shellcheck disable=SC2046 # the four words of run_hog_triggered
+	set -- $(run_hog_triggered hog "$hog")
+	echo "containers: memory hog under a shell: exit $1, docker inspect: $2 $3, memcg OOM kills $4, $(grep memory.max "$work/hog.txt")"
+	if [ "$1 $2 $3" != "137 137 OOMKilled=true" ] || [ "$4" -lt 1 ]; then
+		fail "the 64 MiB hog under --memory 32m was not OOM-killed: exit $1, docker inspect: $2 $3, memcg OOM kills $4 (want 137 137 OOMKilled=true, 1): $(tame <"$work/hog.txt" | tr '\n' ' ')"
+	fi
+	# shellcheck disable=SC2086,SC2046 # the four words of run_hog
+	set -- $(run_hog hogsolo $hog)
+	echo "containers: memory hog alone: docker run rc=$1, docker inspect: $2 $3, memcg OOM kills $4"
+	if [ "$1 $2" != "137 137" ] || [ "$4" -lt 1 ]; then
+		fail "the 64 MiB hog alone under --memory 32m was not OOM-killed: docker run rc=$1, exit $2, memcg OOM kills $4 (want 137 137, 1): $(tame <"$work/hogsolo.txt" | tr '\n' ' ')"
+	fi
+}
+
+echo "containers: $(docker --version) on $(uname -r) $(uname -m)"
+[ -z "$CONTAINERS_PLANT" ] || echo "containers: planted fault: $CONTAINERS_PLANT"
+if check_daemon; then
+	check_info
+	if check_load; then
+		check_run
+		check_network
+		check_memory
+	fi
+fi
+keep_journal
+if [ "$failed" -ne 0 ]; then
+	echo "containers: failed (journal of containerd and docker: out/journal-docker.txt)"
+	exit 1
+fi
+echo "CONTAINERS_OK driver=overlay2 cgroup=2"
