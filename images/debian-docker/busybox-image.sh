@@ -57,8 +57,10 @@ make_archive() {
 		die "cannot tar the layer"
 	_diff_id=$(sha256sum "$2/layer/layer.tar" | cut -d' ' -f1)
 	mv "$2/layer" "$2/$_diff_id"
-	printf '{"architecture":"%s","os":"linux","config":{"Env":["PATH=/bin"],"Cmd":["sh"]},"rootfs":{"type":"layers","diff_ids":["sha256:%s"]},"history":[{"created_by":"umarm-busybox-image"}]}\n' \
-		"$(dpkg --print-architecture)" "$_diff_id" >"$2/config.json"
+	_created=$(date -u +%Y-%m-%dT%H:%M:%SZ)
+	printf '{"architecture":"%s","os":"linux","created":"%s","config":{"Env":["PATH=/bin"],"Cmd":["sh"]},"rootfs":{"type":"layers","diff_ids":["sha256:%s"]},"history":[{"created":"%s","created_by":"umarm-busybox-image"}]}\n' \
+		"$(dpkg --print-architecture)" "$_created" "$_diff_id" "$_created" \
+		>"$2/config.json"
 	_config=$(sha256sum "$2/config.json" | cut -d' ' -f1).json
 	mv "$2/config.json" "$2/$_config"
 	printf '[{"Config":"%s","RepoTags":["%s"],"Layers":["%s/layer.tar"]}]\n' \
