@@ -15,4 +15,14 @@ customize_docker() {
 		[ -L "$1/etc/systemd/system/$_u" ] ||
 			die "docker.io's postinst did not enable $_u in the rootfs: rebuild the debian-docker rootfs (rm $CACHE_DIR/rootfs/$ROOTFS_NAME-*)"
 	done
+	install_busybox_image "$1"
+}
+
+# install_busybox_image ROOT - umarm-busybox-image (busybox-image.sh) in
+# /usr/local/bin: a first container needs an image, and a guest without a
+# registry in reach can make one from its own busybox
+install_busybox_image() {
+	install -D -m 0755 "$IMAGES_DIR/debian-docker/busybox-image.sh" \
+		"$1/usr/local/bin/umarm-busybox-image" ||
+		die "cannot install umarm-busybox-image in $1"
 }

@@ -74,6 +74,9 @@ static int root_from_base(const struct inst *in, const char *base,
 	return 0;
 }
 
+/* The debian-docker image's memory when --mem does not say */
+#define DOCKER_MEMORY	(1ULL << 30)
+
 /**
  * image_defaults() - settings that depend on what the image runs
  * @c:		configuration being created
@@ -83,10 +86,12 @@ static int root_from_base(const struct inst *in, const char *base,
  * and power off: give them a shell on the console, which is also what
  * exec types into, and their root file system read-write ("rw": their
  * init remounts nothing, and the disk is the instance's own overlay).
- * The debian image runs systemd, whose console has a login prompt: exec
- * uses systemd's debug shell on tty9 instead.
+ * The debian images run systemd, whose console has a login prompt: exec
+ * uses systemd's debug shell on tty9 instead.  The debian-docker image
+ * gets 1 GiB unless --mem says otherwise: dockerd and containerd take
+ * about 150 MB beside systemd, and a container more.
  */
-static void image_defaults(struct conf *c, const char *base)
+static void image_defaults(struct conf *c, const char *base, int mem_given)
 {
 	const char *b = strrchr(base, '/') ? strrchr(base, '/') + 1 : base;
 
@@ -95,6 +100,8 @@ static void image_defaults(struct conf *c, const char *base)
 		snprintf(c->cmdline, sizeof(c->cmdline), "rw umarm.run=/bin/sh");
 	if (!strncmp(b, "debian", 6))
 		c->exec = EXEC_DEBUG_SHELL;
+	if (!strncmp(b, "debian-docker", 13) && !mem_given)
+		c->memory = DOCKER_MEMORY;
 }
 
 /* create's options: those that are keys of the file go to create_set() */
@@ -119,6 +126,7 @@ struct create_args {
 	const char *image;	/* base image, name or file */
 	const char *disk;	/* size of a private root disk, or NULL */
 	const char *flavour;	/* --flavour, or NULL for the host's */
+	const char *mem;	/* --mem, or NULL for the image's default */
 	const char *name;	/* the instance's */
 };
 
@@ -180,7 +188,7 @@ static int create_options(int argc, char **argv, struct conf *c,
 		case 'i': a->image = optarg; continue;
 		case 'd': a->disk = optarg; continue;
 		case 'f': key = "flavour"; a->flavour = optarg; break;
-		case 'm': key = "memory"; break;
+		case 'm': key = "memory"; a->mem = optarg; break;
 		case 'c': key = "cpus"; break;
 		case 'n': key = "network"; break;
 		case 'p': key = "port"; break;
@@ -310,7 +318,7 @@ int cmd_create(struct ctx *x, int argc, char **argv)
 		goto out;
 	}
 	snprintf(c.image, sizeof(c.image), "%s", a.image);
-	image_defaults(&c, base);
+	image_defaults(&c, base, a.mem != NULL);
 	if (create_root(&in, &c, base, dsize)) {
 		rc = EX_FAIL;
 		goto out;

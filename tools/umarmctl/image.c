@@ -3,8 +3,8 @@
  *
  * image.c - base images by name or file
  *
- * "--image FILE" uses that file.  "--image NAME" (debian, minimal, musl)
- * looks for, in this order:
+ * "--image FILE" uses that file.  "--image NAME" (debian, debian-docker,
+ * minimal, musl: the recipes there are) looks for, in this order:
  *
  *  1. an installed base image IMAGE_DIR/NAME-ARCH.img (then NAME.img);
  *  2. a source tree's recipes: when $UMARM_SRCDIR names one or umarmctl
@@ -12,6 +12,9 @@
  *     "images/build.sh NAME ARCH" builds the image;
  *  3. the installed recipes, IMAGE_DIR/build.sh and IMAGE_DIR/NAME/ (the
  *     umarmctl package ships them), which build it the same way.
+ *
+ * A NAME with no recipe is refused before build.sh runs, with the names
+ * of the recipes there are (recipe_names()).
  *
  * build.sh's progress is shown as it comes; the last line of its standard
  * output is the image path, which instances get as a hard link named
@@ -23,6 +26,7 @@
  */
 
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
@@ -137,6 +141,93 @@ static int build_script(char *out)
 	return pathf(out, "%s/images/build.sh", top) ? -ENOENT : 0;
 }
 
+/* Recipe names recipe_names() lists at most, and their length */
+#define MAX_RECIPES	32
+#define RECIPE_LEN	64
+
+/**
+ * cmp_name() - qsort() order of recipe names: alphabetical
+ * @a:		a char[RECIPE_LEN]
+ * @b:		another
+ *
+ * Return: as strcmp()
+ */
+static int cmp_name(const void *a, const void *b)
+{
+	return strcmp(a, b);
+}
+
+/**
+ * recipe_names() - the image names a recipe directory offers
+ * @dir:	directory of build.sh (a source tree's images/, IMAGE_DIR)
+ * @buf:	"a, b, c", sorted, or "none"
+ * @size:	size of @buf
+ *
+ * A recipe is a subdirectory with a recipe.sh, as build.sh finds them:
+ * an error for an unknown NAME lists what could have been meant.
+ */
+static void recipe_names(const char *dir, char *buf, size_t size)
+{
+	char names[MAX_RECIPES][RECIPE_LEN], p[PATH_LEN];
+	size_t n = 0, i, len = 0;
+	struct dirent *e;
+	DIR *d = opendir(dir);
+
+	while (d && n < MAX_RECIPES && (e = readdir(d))) {
+		if (e->d_name[0] == '.' || strlen(e->d_name) >= RECIPE_LEN ||
+		    pathf(p, "%s/%s/recipe.sh", dir, e->d_name) ||
+		    access(p, R_OK))
+			continue;
+		snprintf(names[n++], RECIPE_LEN, "%s", e->d_name);
+	}
+	if (d)
+		closedir(d);
+	qsort(names, n, RECIPE_LEN, cmp_name);
+	snprintf(buf, size, "none");
+	for (i = 0; i < n && len < size; i++)
+		len += snprintf(buf + len, size - len, "%s%s", i ? ", " : "",
+				names[i]);
+}
+
+/**
+ * has_recipe() - whether the build.sh at @script has a recipe @name
+ * @script:	DIR/build.sh
+ * @name:	image name
+ *
+ * Return: 1 if DIR/NAME/recipe.sh is readable, 0 otherwise
+ */
+static int has_recipe(const char *script, const char *name)
+{
+	char recipe[PATH_LEN + RECIPE_LEN];
+	const char *slash = strrchr(script, '/');
+
+	if (!slash)
+		return 0;
+	snprintf(recipe, sizeof(recipe), "%.*s/%s/recipe.sh",
+		 (int)(slash - script), script, name);
+	return !access(recipe, R_OK);
+}
+
+/**
+ * no_recipe() - refuse an image name that no recipe of @script builds
+ * @script:	DIR/build.sh
+ * @name:	image name
+ *
+ * Return: -ENOENT (message printed, with the names there are)
+ */
+static int no_recipe(const char *script, const char *name)
+{
+	char buf[PATH_LEN], names[MAX_RECIPES * (RECIPE_LEN + 2)];
+	const char *dir;
+
+	snprintf(buf, sizeof(buf), "%s", script);
+	dir = dirname(buf);
+	recipe_names(dir, names, sizeof(names));
+	err("no base image '%s': no recipe of that name in %s (there are: %s); use one of those, or --image FILE",
+	    name, dir, names);
+	return -ENOENT;
+}
+
 /* Where root's images are built from the installed recipes */
 #define IMAGE_CACHE	"/var/cache/umarm"
 
@@ -150,14 +241,9 @@ static int build_script(char *out)
  */
 static int installed_recipe(const char *name, char *out)
 {
-	char recipe[PATH_LEN];
-
 	if (pathf(out, "%s/build.sh", IMAGE_DIR) || access(out, X_OK))
 		return -ENOENT;
-	if (pathf(recipe, "%s/%s/recipe.sh", IMAGE_DIR, name) ||
-	    access(recipe, R_OK))
-		return -ENOEXEC;
-	return 0;
+	return has_recipe(out, name) ? 0 : -ENOEXEC;
 }
 
 /**
@@ -300,7 +386,7 @@ int image_resolve(const char *image, char *out)
 			return -ENOENT;
 		}
 		if (image_is_ext(real) != 1) {
-			err("image file %s: not an ext2/3/4 file system image (no superblock at byte 1024); give one made with mkfs.ext4 (e.g. by images/build.sh), or --image debian|minimal|musl",
+			err("image file %s: not an ext2/3/4 file system image (no superblock at byte 1024); give one made with mkfs.ext4 (e.g. by images/build.sh), or --image debian|debian-docker|minimal|musl",
 			    image);
 			return -EINVAL;
 		}
@@ -317,7 +403,9 @@ int image_resolve(const char *image, char *out)
 	if (!pathf(out, "%s/%s.img", IMAGE_DIR, image) && !access(out, R_OK))
 		return 0;
 	if (!build_script(script))
-		return run_build(script, image, out);
+		return has_recipe(script, image) ?
+		       run_build(script, image, out) :
+		       no_recipe(script, image);
 	switch (installed_recipe(image, script)) {
 	case 0:
 		/* root's images are the system's, not in /root */
@@ -325,9 +413,7 @@ int image_resolve(const char *image, char *out)
 			setenv("UMARM_CACHE", IMAGE_CACHE, 1);
 		return run_build(script, image, out);
 	case -ENOEXEC:
-		err("no base image '%s': %s has no such recipe (%s lists them; or use --image FILE)",
-		    image, IMAGE_DIR, "'" IMAGE_DIR "/build.sh --list'");
-		return -ENOENT;
+		return no_recipe(script, image);
 	}
 	err("no base image '%s': not installed as %s/%s-%s.img, and no images/build.sh (reinstall umarmctl, set UMARM_SRCDIR to a source tree, or use --image FILE)",
 	    image, IMAGE_DIR, image, image_arch());

@@ -19,7 +19,7 @@
 /* Usage lines: several forms of a verb are separated by '\n' */
 static const struct verb verbs[] = {
 	{ "create",	cmd_create,	NULL,
-	  "create NAME [--image debian|minimal|musl|FILE] [--flavour 4k|16k] [--mem SIZE] [--cpus N] [--disk SIZE] [--network passt|none] [--port HOST:GUEST] [--kernel PATH] [--cmdline ARGS] [--ready MARKER]" },
+	  "create NAME [--image debian|debian-docker|minimal|musl|FILE] [--flavour 4k|16k] [--mem SIZE] [--cpus N] [--disk SIZE] [--network passt|none] [--port HOST:GUEST] [--kernel PATH] [--cmdline ARGS] [--ready MARKER]" },
 	{ "start",	cmd_start,	NULL,	"start NAME... [--attach]" },
 	{ "stop",	cmd_stop,	NULL,	"stop NAME... [--timeout SEC]" },
 	{ "poweroff",	cmd_stop,	"stop",	NULL },

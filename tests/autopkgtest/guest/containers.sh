@@ -6,14 +6,16 @@
 # share: this script, containers-warnings (the docker info warnings the
 # README explains, one extended regular expression a line) and
 # containers.env (CONTAINERS_PLANT=marker|nolimit plants a fault that
-# must fail the gate); files for the artifacts go to /host/out.
+# must fail the gate) and busybox-image.sh (images/debian-docker/: it makes
+# the image the containers run); files for the artifacts go to /host/out.
 #
 # Checks, each printing CONTAINERS_FAIL <what> when it fails:
 #   dockerd is active with the overlay2 driver on cgroup v2, its root
 #   /var/lib/docker on the ext4 root disk; docker info succeeds (kept as
 #   out/docker-info.txt) and warns only of what containers-warnings lists;
-#   an image made here from the static busybox loads (docker load of a
-#   docker-archive: manifest.json, config, one layer); docker run --rm
+#   an image made here from the static busybox loads (docker load of the
+#   docker-archive busybox-image.sh writes: manifest.json, config, one
+#   layer); docker run --rm
 #   prints a marker; a second container fetches a page from a first one's
 #   httpd by its address on the default bridge; the port the first one
 #   publishes answers on 127.0.0.1 and on docker0's address; containers
@@ -119,38 +121,14 @@ check_info() {
 	echo "containers: docker info: $(wc -l <"$work/warnings") warnings (out/docker-info.txt)"
 }
 
-# make_image DIR - a docker-archive (what docker save writes) in DIR/image.tar:
-# one layer with the static busybox, a symlink per applet and a web page,
-# a config naming the layer's digest, a manifest tagging it $image
-make_image() {
-	d=$1
-	l=$d/layer
-	mkdir -p "$l/bin" "$l/www" "$l/tmp" "$l/etc"
-	chmod 1777 "$l/tmp"
-	cp "$(command -v busybox)" "$l/bin/busybox"
-	for a in $("$l/bin/busybox" --list); do
-		[ "$a" = busybox ] || ln -s busybox "$l/bin/$a"
-	done
-	echo "$page" >"$l/www/index.html"
-	echo 'root:x:0:0:root:/:/bin/sh' >"$l/etc/passwd"
-	echo 'root:x:0:' >"$l/etc/group"
-	mkdir -p "$d/archive/layer"
-	tar --numeric-owner --owner=0 --group=0 -C "$l" -cf "$d/archive/layer/layer.tar" . ||
-		return 1
-	diff_id=$(sha256sum "$d/archive/layer/layer.tar" | cut -d' ' -f1)
-	mv "$d/archive/layer" "$d/archive/$diff_id"
-	printf '{"architecture":"%s","os":"linux","config":{"Env":["PATH=/bin"],"Cmd":["sh"]},"rootfs":{"type":"layers","diff_ids":["sha256:%s"]},"history":[{"created_by":"tests/autopkgtest/guest/containers.sh"}]}\n' \
-		"$(dpkg --print-architecture)" "$diff_id" >"$d/config.json"
-	config=$(sha256sum "$d/config.json" | cut -d' ' -f1).json
-	mv "$d/config.json" "$d/archive/$config"
-	printf '[{"Config":"%s","RepoTags":["%s"],"Layers":["%s/layer.tar"]}]\n' \
-		"$config" "$image" "$diff_id" >"$d/archive/manifest.json"
-	tar -C "$d/archive" -cf "$d/image.tar" manifest.json "$config" "$diff_id/layer.tar"
-}
-
 # check_load - the image made here loads
 check_load() {
-	make_image "$work/img" || { fail "cannot make the docker-archive"; return 1; }
+	mkdir -p "$work/img"
+	if ! sh /host/busybox-image.sh -t "$image" -p "$page" \
+		-o "$work/img/image.tar" >"$work/make.txt" 2>&1; then
+		fail "cannot make the docker-archive: $(tame <"$work/make.txt" | tail -n 3 | tr '\n' ' ')"
+		return 1
+	fi
 	t0=$(now)
 	if ! docker load -i "$work/img/image.tar" >"$work/load.txt" 2>&1; then
 		fail "docker load: $(tame <"$work/load.txt" | tail -n 3 | tr '\n' ' ')"

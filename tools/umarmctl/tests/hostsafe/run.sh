@@ -74,9 +74,11 @@ case_disk_rm_outside() {
 	u rm vm vm2 >/dev/null 2>&1
 }
 
-# fake_build DIR - an images/build.sh that leaves DIR/ran and makes an image
+# fake_build DIR - an images/build.sh that leaves DIR/ran and makes an image,
+# with one recipe, minimal (umarmctl refuses names without a recipe.sh)
 fake_build() {
-	mkdir -p "$1/images"
+	mkdir -p "$1/images/minimal"
+	: >"$1/images/minimal/recipe.sh"
 	cat >"$1/images/build.sh" <<-'SH'
 	#!/bin/sh
 	here=$(cd "$(dirname "$0")" && pwd)
@@ -111,6 +113,14 @@ case_image_recipe_lookup() {
 		--image minimal >"$T/out" 2>&1
 	if [ "$(tr '\n' ' ' <"$top/ran" 2>/dev/null)" != "minimal $(dpkg --print-architecture 2>/dev/null || echo amd64) " ]; then
 		fail image-recipe-lookup "the tree's build.sh did not run with NAME ARCH: $(cat "$T/out")"
+		return
+	fi
+	# a name without a recipe: refused with the names there are, unbuilt
+	rm -f "$top/ran"
+	"$top/tools/umarmctl/umarmctl" --no-systemd create tree3 \
+		--image nosuch >"$T/out" 2>&1
+	if [ -e "$top/ran" ] || ! grep -q "no base image 'nosuch'.*(there are: minimal)" "$T/out"; then
+		fail image-recipe-lookup "an image name without a recipe: $(cat "$T/out")"
 		return
 	fi
 	# the same tree, group-writable: not trusted

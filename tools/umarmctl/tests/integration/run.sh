@@ -24,8 +24,12 @@
 # vhost-user networking can load virtio_net.  The minimal-net and
 # debian-net groups boot the project's own images: $UMARM_MINIMAL_IMAGE and
 # $UMARM_DEBIAN_IMAGE, else what images/build.sh of this tree gives (the
-# minimal one with ../../minimal-init as its init).  python3 is optional (the
-# emulated arm64 host has none): JSON, HTTP and sd_notify are checked
+# minimal one with ../../minimal-init as its init).  The docker group runs
+# only when named ("run.sh docker": a Debian boot and dockerd's start take
+# a minute on x86_64, many on an emulated host): README.Debian's
+# walk-through, with $UMARM_DOCKER_IMAGE, else the debian-docker image this
+# tree's recipe gives (umarmctl create --image debian-docker, by name).
+# python3 is optional (the emulated arm64 host has none): JSON, HTTP and sd_notify are checked
 # without it.  Network hot-plug needs a passt with --vhost-user:
 # $UMARM_PASST, else /usr/bin/passt if it has it (on bookworm, `make deps`
 # installs a local backport of trixie's); without one that case prints
@@ -122,6 +126,11 @@ listening() {
 }
 want() {
 	[ -z "$CASES" ] && return 0
+	named "$1"
+}
+# named GROUP - GROUP was asked for by name: the only way to run a group
+# too slow for the default run (docker)
+named() {
 	case " $CASES " in
 	*" $1 "*) return 0 ;;
 	esac
@@ -597,6 +606,74 @@ if want debian-net; then
 		u exec dn1 -- systemctl is-active umarm-net.service >"$T/o" 2>&1
 		grep_out debian-net.unit_active "^active$" "$T/o"
 		expect debian-net.stop 0 u stop dn1
+	fi
+fi
+
+# http_poll URL WANT SECONDS - fetch URL from the host until it serves WANT
+# (curl, else http_get); what it served last is left in $T/http_poll
+http_poll() {
+	_end=$(($(date +%s) + $3))
+	while :; do
+		if command -v curl >/dev/null; then
+			curl -s -m 5 "$1" >"$T/http_poll" 2>&1
+		else
+			http_get "$1" >"$T/http_poll" 2>&1
+		fi
+		[ "$(cat "$T/http_poll")" != "$2" ] || return 0
+		[ "$(date +%s)" -lt "$_end" ] || return 1
+		sleep 1
+	done
+}
+
+# README.Debian's docker walk-through ("Containers (docker) in the guest"),
+# its commands as typed there but for a --timeout and the host port: an
+# instance of the debian-docker image with passt and a host port forwarded
+# to guest port 8080; in the guest, umarm-busybox-image makes and loads a
+# busybox image (no registry needed) and a container serves its page with
+# busybox httpd, published on 8080; curl on the host's loopback gets the
+# page (the port is checked free first, so that the page comes through
+# the forward).  Only when named: see the top.  UMARM_DOCKER_PORT (host
+# port, 18380); UMARM_DOCKER_PLANT=port forwards the host port to guest
+# port 8081 instead, which must fail docker.host_curl.
+if named docker; then
+	dkimg=$(project_image debian-docker UMARM_DOCKER_IMAGE)
+	if [ -z "$dkimg" ] || [ ! -f "$dkimg" ] || [ ! -x /usr/bin/passt ]; then
+		skip docker "needs the debian-docker image ($(tail -n 1 "$T/debian-docker-image.log" 2>/dev/null)) and passt"
+	else
+		echo "  debian-docker image: $dkimg"
+		# by name, as a user types it, when this tree's recipe made it
+		dkname=debian-docker
+		[ -z "${UMARM_DOCKER_IMAGE:-}" ] || dkname=$dkimg
+		port=${UMARM_DOCKER_PORT:-18380}
+		guestport=8080
+		[ "${UMARM_DOCKER_PLANT:-}" != port ] || guestport=8081
+		# umarm-busybox-image's default page, which README.Debian quotes
+		page="hello from a container in a UML guest"
+		listening "$port" &&
+			fail docker.port_free "something listens on $port already (UMARM_DOCKER_PORT)" ||
+			pass docker.port_free
+		s=$(date +%s)
+		expect docker.create 0 u create dk --image "$dkname" --network passt --port "$port:$guestport"
+		u config dk >"$T/o" 2>&1
+		grep_out docker.create.mem_1G "^memory = 1G$" "$T/o"
+		# a loaded host boots Debian with dockerd slowly
+		sed -i 's/^ready-timeout = .*/ready-timeout = 900/' "$T/etc/instances/dk.conf"
+		expect docker.start 0 u start dk
+		echo "  start (boot to multi-user): $(( $(date +%s) - s )) s"
+		u exec dk --timeout 300 -- sh -c 'for i in $(seq 300); do systemctl is-active -q docker && exit 0; sleep 1; done; systemctl status docker' >"$T/o" 2>&1 &&
+			pass docker.dockerd_active || fail docker.dockerd_active "$(tail -n 5 "$T/o")"
+		echo "  dockerd active: $(( $(date +%s) - s )) s after create"
+		u shell dk --timeout 300 -- umarm-busybox-image >"$T/o" 2>&1
+		grep_out docker.image_load "Loaded image: umarm-busybox:latest" "$T/o"
+		u shell dk --timeout 300 -- docker run -d --name site -p 8080:80 \
+			umarm-busybox httpd -f -p 80 -h /www >"$T/o" 2>&1 &&
+			pass docker.run || fail docker.run "$(tail -n 3 "$T/o")"
+		http_poll "http://127.0.0.1:$port/" "$page" 60 &&
+			pass docker.host_curl ||
+			fail docker.host_curl "http://127.0.0.1:$port/ served \"$(head -c 200 "$T/http_poll")\", not $page"
+		echo "  page on the host: $(( $(date +%s) - s )) s after create"
+		expect docker.stop 0 u stop dk --timeout 120
+		expect docker.rm 0 u rm dk
 	fi
 fi
 
