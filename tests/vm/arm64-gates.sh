@@ -83,6 +83,9 @@ docker_img=
 if [ -n "$need_docker" ]; then
 	docker_img=$("$top/images/build.sh" debian-docker arm64 | tail -n 1)
 	cp --sparse=always "$docker_img" "$bundle/img/debian-docker.ext4"
+	# the gate copies the tree's busybox image builder into the guest
+	mkdir -p "$bundle/images/debian-docker"
+	cp "$top/images/debian-docker/busybox-image.sh" "$bundle/images/debian-docker/"
 fi
 "$top/tests/autopkgtest/guest/build.sh" arm64 "$bundle/guest" >/dev/null
 cp -r "$top/tests/autopkgtest" "$bundle/tests/"
