@@ -8,7 +8,11 @@
  * another), unprivileged ("--sandbox none": it runs as the instance's
  * account and sees what that account sees; as root "--sandbox chroot"),
  * with extended attributes (--xattr: what virtio-fs is chosen for, with
- * POSIX modes), on RUNDIR/NAME/fs-SHARE.sock.  The kernel gets it as a virtio_uml
+ * POSIX modes), on RUNDIR/NAME/fs-SHARE.sock.  The device's tag (what the
+ * guest mounts) is SHARE, which virtiofsd itself advertises (--tag):
+ * virtio_uml reads the device's configuration from the backend
+ * (VHOST_USER_GET_CONFIG), where QEMU would fill it in itself; without it
+ * the tag reads empty and every mount fails with EINVAL.  The kernel gets it as a virtio_uml
  * device, virtio id 26 (VIRTIO_ID_FS), from the command line at boot
  * ("virtio_uml.device=SOCK:26:ID") or through mconsole "config" when
  * "share add" hot-plugs it, like "net add" does; the guest mounts
@@ -54,7 +58,8 @@
 static int vfsd_spawn(struct sup *s, struct vfsd *v)
 {
 	char sock[PATH_LEN + 16], dir[PATH_LEN + 16], log[PATH_LEN];
-	char *argv[] = { "virtiofsd", sock, dir,
+	char tag[sizeof(v->name) + 8];
+	char *argv[] = { "virtiofsd", sock, dir, tag,
 			 geteuid() ? "--sandbox=none" : "--sandbox=chroot",
 			 "--xattr", v->ro ? "--readonly" : NULL, NULL };
 	uint64_t deadline = boot_ms() + VFSD_SOCK_WAIT_MS;
@@ -66,6 +71,7 @@ static int vfsd_spawn(struct sup *s, struct vfsd *v)
 	unlink(v->sock);
 	snprintf(sock, sizeof(sock), "--socket-path=%s", v->sock);
 	snprintf(dir, sizeof(dir), "--shared-dir=%s", v->host);
+	snprintf(tag, sizeof(tag), "--tag=%s", v->name);
 	inst_path(s->in, log, 0, VFSD_LOG);
 	v->pid = fork();
 	if (v->pid < 0)
