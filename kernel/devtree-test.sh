@@ -7,7 +7,8 @@
 # on a tiny stand-in for the linux-source tarball, and checks that
 #  - the notes below the patch's "---" are in the imported commit message,
 #    below a "---" line after the Signed-off-by,
-#  - the exported patch is byte-identical to the one imported,
+#  - the exported patch is byte-identical to the one imported (with the
+#    DEP-3 "Forwarded: no" header export writes),
 #  - export leaves kernel/patches/0000-cover-letter.txt in place.
 # Exits 0 if all hold, 1 naming the first that does not.
 set -eu
@@ -27,6 +28,7 @@ From 0000000000000000000000000000000000000000 Mon Sep 17 00:00:00 2001
 From: Dev <dev@example.invalid>
 Date: Tue, 1 Dec 2026 10:00:00 +0000
 Subject: [PATCH] um: Add a second line
+Forwarded: no
 
 Body of the change.
 
@@ -67,7 +69,7 @@ export KERNEL_TARBALL=$tmp/linux.tar.xz
 bash "$tmp/kernel/devtree.sh" import "$tmp/tree" >/dev/null
 message=$(git -C "$tmp/tree" log -1 --format=%B)
 expected=$(sed -n '/^Subject: \[PATCH\] /,/^---$/p' "$tmp/original.patch" |
-	sed 's/^Subject: \[PATCH\] //')
+	sed 's/^Subject: \[PATCH\] //; /^Forwarded: /d')
 expected=$expected$'\n'$(sed -n '/^---$/,/^---$/p' "$tmp/original.patch" |
 	sed '1d;$d')
 [ "$message" = "$expected" ] ||
