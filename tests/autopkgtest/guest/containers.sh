@@ -5,7 +5,7 @@
 # docker.io enables) has started or failed by then.  /host is the gate's
 # share: this script, containers-warnings (the docker info warnings the
 # README explains, one extended regular expression a line) and
-# containers.env (CONTAINERS_PLANT=marker|nolimit plants a fault that
+# containers.env (CONTAINERS_PLANT=marker|build|nolimit plants a fault that
 # must fail the gate) and busybox-image.sh (images/debian-docker/: it makes
 # the image the containers run); files for the artifacts go to /host/out.
 #
@@ -16,7 +16,8 @@
 #   an image made here from the static busybox loads (docker load of the
 #   docker-archive busybox-image.sh writes: manifest.json, config, one
 #   layer); docker run --rm
-#   prints a marker; a second container fetches a page from a first one's
+#   prints a marker; docker build makes an image whose RUN layer a
+#   container of it prints; a second container fetches a page from a first one's
 #   httpd by its address on the default bridge; the port the first one
 #   publishes answers on 127.0.0.1 and on docker0's address; containers
 #   with --memory 32m that allocate 64 MiB are OOM-killed (137, the
@@ -157,6 +158,32 @@ check_run() {
 	echo "CONTAINERS_TIME run_rm=${times# } (docker run --rm, three runs)"
 }
 
+# check_build - docker build with Debian's docker.io alone (no
+# docker-buildx: the classic builder, DOCKER_BUILDKIT=0) makes an image
+# from the loaded one; its RUN step runs a container on overlay2 and
+# commits the layer it wrote, which a container of the new image prints
+check_build() {
+	want=CONTAINERS_BUILT
+	say=$want
+	[ "$CONTAINERS_PLANT" != build ] || say=CONTAINERS_PLANTED
+	mkdir -p "$work/build"
+	printf 'FROM %s\nRUN echo %s >/built\nCMD ["cat", "/built"]\n' \
+		"$image" "$say" >"$work/build/Dockerfile"
+	t0=$(now)
+	if ! DOCKER_BUILDKIT=0 docker build -q -t umarm-built:gate "$work/build" \
+		>"$work/build.txt" 2>&1; then
+		fail "docker build: $(tame <"$work/build.txt" | tail -n 3 | tr '\n' ' ')"
+		return 1
+	fi
+	echo "CONTAINERS_TIME build=$(since "$t0")s"
+	got=$(docker run --rm umarm-built:gate 2>&1)
+	if [ "$got" != "$want" ]; then
+		fail "the built image printed \"$(printf '%s' "$got" | tame | tr '\n' ' ')\", not $want"
+		return 1
+	fi
+	echo "containers: docker build (classic builder): a RUN layer on overlay2 prints $want"
+}
+
 # wait_http URL - poll URL from the guest until it serves the page (30 s)
 wait_http() {
 	for _i in $(seq 60); do
@@ -272,6 +299,7 @@ if check_daemon; then
 	check_info
 	if check_load; then
 		check_run
+		check_build
 		check_network
 		check_memory
 	fi
