@@ -5,7 +5,7 @@
 # docker.io enables) has started or failed by then.  /host is the gate's
 # share: this script, containers-warnings (the docker info warnings the
 # README explains, one extended regular expression a line) and
-# containers.env (CONTAINERS_PLANT=marker|build|nolimit plants a fault that
+# containers.env (CONTAINERS_PLANT=marker|build|nolimit|userns plants a fault that
 # must fail the gate) and busybox-image.sh (images/debian-docker/: it makes
 # the image the containers run); files for the artifacts go to /host/out.
 #
@@ -22,7 +22,8 @@
 #   publishes answers on 127.0.0.1 and on docker0's address; containers
 #   with --memory 32m that allocate 64 MiB are OOM-killed (137, the
 #   kernel's memcg OOM report, and OOMKilled=true where the container
-#   outlives the kill: see check_memory).
+#   outlives the kill: see check_memory); with userns-remap, root in a
+#   container is an unprivileged uid of the guest.
 # Timings: CONTAINERS_TIME lines.  Success: CONTAINERS_OK.
 #
 # Nothing here prints "WARNING:" on the console: run-gate counts such a
@@ -293,6 +294,42 @@ check_memory() {
 	fi
 }
 
+# userns_uid NAME - the uid, in the guest, of container NAME's process
+userns_uid() {
+	_pid=$(docker inspect -f '{{.State.Pid}}' "$1" 2>/dev/null) &&
+		awk '/^Uid:/ { print $2 }' "/proc/$_pid/status"
+}
+
+# check_userns - last, as it restarts dockerd: with user-namespace
+# remapping (userns-remap "default": dockerd makes the dockremap user and
+# its subordinate ids) root in a container is an unprivileged uid of the
+# guest; the image is loaded again, into the remapped storage
+check_userns() {
+	remap=default
+	[ "$CONTAINERS_PLANT" != userns ] || remap=
+	printf '{ "userns-remap": "%s" }\n' "$remap" >/etc/docker/daemon.json
+	if ! systemctl restart docker >"$work/userns.txt" 2>&1 ||
+		! docker load -i "$work/img/image.tar" >>"$work/userns.txt" 2>&1 ||
+		! docker run -d --name umarm-userns "$image" sleep 120 \
+			>>"$work/userns.txt" 2>&1; then
+		fail "dockerd with userns-remap: $(tame <"$work/userns.txt" | tail -n 3 | tr '\n' ' ')"
+		rm -f /etc/docker/daemon.json
+		return 1
+	fi
+	inside=$(docker exec umarm-userns id -u 2>&1)
+	outside=$(userns_uid umarm-userns)
+	docker rm -f umarm-userns >/dev/null 2>&1
+	rm -f /etc/docker/daemon.json
+	case $inside:$outside in
+	0:[1-9][0-9][0-9][0-9][0-9]*) ;;
+	*)
+		fail "userns-remap: root in the container is uid \"$outside\" in the guest (id -u inside: $inside)"
+		return 1
+		;;
+	esac
+	echo "containers: userns-remap: root in a container is uid $outside in the guest"
+}
+
 echo "containers: $(docker --version) on $(uname -r) $(uname -m)"
 [ -z "$CONTAINERS_PLANT" ] || echo "containers: planted fault: $CONTAINERS_PLANT"
 if check_daemon; then
@@ -302,6 +339,7 @@ if check_daemon; then
 		check_build
 		check_network
 		check_memory
+		check_userns
 	fi
 fi
 keep_journal
