@@ -30,7 +30,8 @@
  *     ends the gate without a marker.
  *
  * Each other child must be killed; a child that gets back from the svc
- * reports what the host did.  Prints STUBCALL_OK stub=0x... when every call was
+ * reports what the host did (an mmap() that returns -EINTR was taken by a
+ * timer signal before the kernel read its notification: it is tried again).  Prints STUBCALL_OK stub=0x... when every call was
  * refused, else STUBCALL_FAIL and why.  arm64 only.
  */
 #define _GNU_SOURCE
@@ -54,6 +55,9 @@
 #define BRK_0 0xd4200000u
 #define SCAN_PAGES 64
 #define PROBE_PAGE 4096UL
+
+/* Attempts of a call that the kernel's timer signal interrupted */
+#define EINTR_TRIES 100
 
 /* Exit statuses of the children */
 #define HOST_RAN 20
@@ -242,22 +246,32 @@ static void run_child(unsigned long svc, const char *what, unsigned long x)
 {
 	struct sigaction sa;
 	long page = sysconf(_SC_PAGESIZE);
+	int tries;
 
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_sigaction = after_svc;
 	sa.sa_flags = SA_SIGINFO;
 	sigaction(SIGTRAP, &sa, NULL);
 
-	if (!sigsetjmp(probe_env, 1)) {
-		if (!strcmp(what, "mmap"))
-			svc_at(svc, SYS_mmap, x, page, PROT_READ | PROT_WRITE,
-			       MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
-		else if (!strcmp(what, "sigmask"))
-			sigreturn_at(svc);
-		else if (!strcmp(what, "recvmsg"))
-			svc_at(svc, SYS_recvmsg, 0, 0, MSG_DONTWAIT, 0, 0, 0);
-		else
-			svc_at(svc, SYS_futex, x, FUTEX_WAKE, 1, 0, 0, 0);
+	/*
+	 * A notified call (mmap) that a timer signal of the kernel's
+	 * interrupts before the kernel has read the notification returns
+	 * -EINTR: the host ran nothing, and the kernel never saw it.  Again.
+	 */
+	for (tries = 0; tries < EINTR_TRIES; tries++) {
+		if (!sigsetjmp(probe_env, 1)) {
+			if (!strcmp(what, "mmap"))
+				svc_at(svc, SYS_mmap, x, page, PROT_READ | PROT_WRITE,
+				       MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+			else if (!strcmp(what, "sigmask"))
+				sigreturn_at(svc);
+			else if (!strcmp(what, "recvmsg"))
+				svc_at(svc, SYS_recvmsg, 0, 0, MSG_DONTWAIT, 0, 0, 0);
+			else
+				svc_at(svc, SYS_futex, x, FUTEX_WAKE, 1, 0, 0, 0);
+		}
+		if (trap_x0 != -EINTR || strcmp(what, "mmap"))
+			break;
 	}
 
 	signal(SIGSEGV, probe_fault);
