@@ -31,8 +31,9 @@
  *
  * Each other child must be killed; a child that gets back from the svc
  * reports what the host did (an mmap() that returns -EINTR was taken by a
- * timer signal before the kernel read its notification: it is tried again).  Prints STUBCALL_OK stub=0x... when every call was
- * refused, else STUBCALL_FAIL and why.  arm64 only.
+ * timer signal before the kernel read its notification: it is tried
+ * again).  Prints STUBCALL_OK stub=0x... when every call was refused, else
+ * STUBCALL_FAIL and why.  arm64 only.
  */
 #define _GNU_SOURCE
 #include <errno.h>
