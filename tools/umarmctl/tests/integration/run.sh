@@ -1069,6 +1069,8 @@ if want shares; then
 	expect shares.start_1000 0 u start sh2
 	e=$(date +%s%N)
 	echo "  start-to-READY with 1000 shares: $(( (e - s) / 1000000 )) ms"
+	# a boot that did not get ready: its console's end says where it stood
+	[ "$_rc" = 0 ] || u logs sh2 -n 40 2>&1 | sed 's/^/  sh2 console: /'
 	u exec sh2 -- sh -c 'grep -c " /s/[0-9]* hostfs " /proc/mounts; cat /s/1/v /s/1000/v' >"$T/o" 2>&1
 	if [ "$(tr '\n' ' ' <"$T/o")" = "1000 1 1000 " ]; then
 		pass shares.boot_1000
