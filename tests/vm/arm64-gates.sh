@@ -12,7 +12,7 @@
 # so, seccomp=on stops with a message), 4k:pac-unavailable (on a host whose stubs cannot turn pointer
 # authentication off, made by guest/hostfilter.c pac, the boot says so),
 # 4k:seccomp-default (without a seccomp= option the boot must run userspace
-# in SECCOMP mode).  The UML kernels come from
+# in SECCOMP mode), 4k:smp-refused (ptrace mode must refuse ncpus=2).  The UML kernels come from
 # kernel/build.sh (arm64-4k, arm64-16k), the images from images/build.sh
 # (minimal, debian for boot-debian cases, debian-docker for containers
 # cases, for arm64; ARM64_KERNEL_4K and ARM64_KERNEL_16K name
@@ -154,6 +154,12 @@ run_case() {
 		line=$("$gates/lib/run-gate" --name "$name" --kernel "/tmp/$name-linux" \
 			--image "$CI_WORK/img/minimal.ext4" --timeout 300 --run /bin/true \
 			--marker "$1" --artifacts "$CI_OUT/$name" -- "$2" 2>&1 | tail -n 1)
+	elif [ "$gate" = smp-refused ]; then
+		# SMP needs SECCOMP mode: ptrace mode must refuse ncpus=2.
+		line=$("$gates/lib/run-gate" --name "$name" --kernel "$KERNEL" \
+			--image "$CI_WORK/img/minimal.ext4" --timeout 300 --run /bin/true \
+			--marker "SMP is not supported with PTRACE userspace" \
+			--artifacts "$CI_OUT/$name" -- seccomp=off ncpus=2 2>&1 | tail -n 1)
 	elif [ "$gate" = seccomp-default ]; then
 		# arm64 kernels default to seccomp=auto: SECCOMP mode here.
 		line=$("$gates/lib/run-gate" --name "$name" --kernel "$KERNEL" \

@@ -1,0 +1,263 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * smp.c - a guest with N CPUs has N CPUs, and parallel work uses them
+ *
+ * Usage: smp N
+ *
+ * 1. The guest reports N CPUs online and in this process's affinity mask.
+ * 2. A thread pinned to each CPU in turn (sched_setaffinity()) runs there
+ *    (sched_getcpu()).
+ * 3. Parallel work: a fixed amount of pure user arithmetic, run once by
+ *    one process and then by N processes at once (each the same amount),
+ *    and the guest's per-CPU busy time (/proc/stat) over the parallel run.
+ *    Every CPU must have been busy for at least a third of that run; the
+ *    speed-up N * T1 / TN is reported (it depends on the host's free CPUs,
+ *    not only on the guest).  The same work in N threads of one process
+ *    is reported too: UML runs an mm's user code in one host process (its
+ *    stub), one CPU at a time, so threads of one process take turns.
+ * 4. Kernel-side concurrency: N threads in getppid() loops, and N threads
+ *    that fork and reap children (each child a new mm, stub and SIGCHLD),
+ *    all at once.
+ *
+ * Prints SMP_OK ncpus=N ... speedup=S busy=B0,B1,... threads_speedup=T or
+ * SMP_FAIL with the reason; exit status 0 only on success.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+
+#define MAX_CPUS	32
+#define WORK_ROUNDS	100000000UL
+#define SYSCALLS	20000
+#define FORKS		200
+
+static int ncpus;
+
+/* Fail the test with a reason, as the gate's marker line */
+static void fail(const char *what)
+{
+	printf("SMP_FAIL %s\n", what);
+	fflush(stdout);
+	exit(1);
+}
+
+/* Monotonic time in seconds, for the speed-up */
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* Per-CPU busy jiffies (user + nice + system) from /proc/stat */
+static void read_busy(unsigned long long busy[MAX_CPUS])
+{
+	unsigned long long user, nice, sys;
+	char line[512];
+	FILE *f;
+	int cpu;
+
+	memset(busy, 0, MAX_CPUS * sizeof(busy[0]));
+	f = fopen("/proc/stat", "r");
+	if (!f)
+		fail("cannot read /proc/stat");
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "cpu%d %llu %llu %llu", &cpu, &user, &nice,
+			   &sys) == 4 && cpu >= 0 && cpu < MAX_CPUS)
+			busy[cpu] = user + nice + sys;
+	}
+	fclose(f);
+}
+
+/* Pure user arithmetic that the compiler cannot fold away */
+static void *compute(void *arg)
+{
+	volatile unsigned long sink;
+	unsigned long x = (unsigned long)arg | 1, i;
+
+	/* xorshift64: a chain of dependent steps, no closed form */
+	for (i = 0; i < WORK_ROUNDS; i++) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+	}
+	sink = x;
+	(void)sink;
+	return NULL;
+}
+
+/* Kernel entries on every CPU at once: the shortest syscall */
+static void *syscalls(void *arg)
+{
+	int i;
+
+	(void)arg;
+	for (i = 0; i < SYSCALLS; i++)
+		syscall(SYS_getppid);
+	return NULL;
+}
+
+/* New mms, stubs and SIGCHLDs on every CPU at once */
+static void *forks(void *arg)
+{
+	int i, status;
+	pid_t pid;
+
+	(void)arg;
+	for (i = 0; i < FORKS; i++) {
+		pid = fork();
+		if (pid < 0)
+			return "fork failed";
+		if (!pid)
+			_exit(7);
+		if (waitpid(pid, &status, 0) != pid ||
+		    !WIFEXITED(status) || WEXITSTATUS(status) != 7)
+			return "a child did not exit with its status";
+	}
+	return NULL;
+}
+
+/* Half the threads in syscall loops, half forking, all at once */
+static void *kernel_work(void *arg)
+{
+	return ((long)arg & 1) ? forks(arg) : syscalls(arg);
+}
+
+/* Run @fn in @n processes at once; any that fails fails the test */
+static void run_procs(int n, void *(*fn)(void *))
+{
+	int i, status, bad = 0;
+	pid_t pid;
+
+	for (i = 0; i < n; i++) {
+		pid = fork();
+		if (pid < 0)
+			fail("fork failed");
+		if (!pid)
+			_exit(fn((void *)(long)i) ? 1 : 0);
+	}
+	for (i = 0; i < n; i++)
+		if (wait(&status) < 0 || !WIFEXITED(status) ||
+		    WEXITSTATUS(status))
+			bad = 1;
+	if (bad)
+		fail("a worker process failed");
+}
+
+/* Run @fn in @n threads at once; the first non-NULL result fails */
+static void run_threads(int n, void *(*fn)(void *))
+{
+	pthread_t t[2 * MAX_CPUS];
+	void *res;
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (pthread_create(&t[i], NULL, fn, (void *)(long)i))
+			fail("pthread_create failed");
+	for (i = 0; i < n; i++) {
+		pthread_join(t[i], &res);
+		if (res)
+			fail(res);
+	}
+}
+
+/* Step 1: N CPUs online and usable by this process */
+static void check_count(void)
+{
+	cpu_set_t set;
+	char msg[128];
+	long online = sysconf(_SC_NPROCESSORS_ONLN);
+
+	if (sched_getaffinity(0, sizeof(set), &set))
+		fail("sched_getaffinity failed");
+	if (online != ncpus || CPU_COUNT(&set) != ncpus) {
+		snprintf(msg, sizeof(msg), "online=%ld affinity=%d, expected %d",
+			 online, CPU_COUNT(&set), ncpus);
+		fail(msg);
+	}
+}
+
+/* Step 2: pinned to a CPU, the thread runs on it */
+static void check_pinning(void)
+{
+	cpu_set_t set;
+	char msg[128];
+	int cpu, i;
+
+	for (cpu = 0; cpu < ncpus; cpu++) {
+		CPU_ZERO(&set);
+		CPU_SET(cpu, &set);
+		if (sched_setaffinity(0, sizeof(set), &set))
+			fail("sched_setaffinity failed");
+		for (i = 0; i < 1000; i++)
+			if (sched_getcpu() != cpu)
+				break;
+		if (i < 1000) {
+			snprintf(msg, sizeof(msg), "pinned to CPU %d, ran on %d",
+				 cpu, sched_getcpu());
+			fail(msg);
+		}
+	}
+	CPU_ZERO(&set);
+	for (cpu = 0; cpu < ncpus; cpu++)
+		CPU_SET(cpu, &set);
+	sched_setaffinity(0, sizeof(set), &set);
+}
+
+int main(int argc, char **argv)
+{
+	unsigned long long before[MAX_CPUS], after[MAX_CPUS];
+	double t1, tn, tt, elapsed_ticks;
+	char busy[256] = "", msg[256];
+	int cpu, share;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (argc != 2 || (ncpus = atoi(argv[1])) < 1 || ncpus > MAX_CPUS)
+		fail("usage: smp N");
+
+	check_count();
+	check_pinning();
+
+	t1 = now();
+	compute((void *)1);
+	t1 = now() - t1;
+
+	read_busy(before);
+	tn = now();
+	run_procs(ncpus, compute);
+	tn = now() - tn;
+	read_busy(after);
+
+	/* Threads of one process take turns: one stub runs an mm's code */
+	tt = now();
+	run_threads(ncpus, compute);
+	tt = now() - tt;
+
+	elapsed_ticks = tn * sysconf(_SC_CLK_TCK);
+	for (cpu = 0; cpu < ncpus; cpu++) {
+		share = (int)(100 * (after[cpu] - before[cpu]) / elapsed_ticks);
+		snprintf(busy + strlen(busy), sizeof(busy) - strlen(busy),
+			 "%s%d", cpu ? "," : "", share);
+		if (share < 33) {
+			snprintf(msg, sizeof(msg),
+				 "CPU %d was busy %d%% of the parallel run (busy=%s)",
+				 cpu, share, busy);
+			fail(msg);
+		}
+	}
+
+	run_threads(2 * ncpus, kernel_work);
+
+	printf("SMP_OK ncpus=%d t1=%.2f tn=%.2f speedup=%.2f busy=%s threads_speedup=%.2f\n",
+	       ncpus, t1, tn, ncpus * t1 / tn, busy, ncpus * t1 / tt);
+	return 0;
+}
