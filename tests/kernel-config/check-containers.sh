@@ -6,8 +6,6 @@
 # Runs the check-config.sh that Debian's docker.io ships on CONFIG (a
 # flavour's .config, e.g. "$(kernel/build.sh path arm64-4k)/.config") and
 # fails when an option of its "Generally Necessary" section is missing.
-# The one exception: CONFIG_CPUSETS while CONFIG has no CONFIG_SMP=y (the
-# cpuset controller depends on SMP, which arm64 UML does not offer yet).
 # Its "Optional Features" are shown, not judged: kernel/config/
 # containers.config says which of them are left out and why.
 #
@@ -96,10 +94,6 @@ grep -q '^Generally Necessary:' "$tmp/report" ||
 
 missing=''
 for sym in $(necessary_missing "$tmp/report"); do
-	if [ "$sym" = CONFIG_CPUSETS ] && ! grep -qx 'CONFIG_SMP=y' "$config"; then
-		echo "known: $sym is missing: it depends on SMP, which $config does not enable"
-		continue
-	fi
 	missing="$missing $sym"
 done
 if [ -n "$missing" ]; then
