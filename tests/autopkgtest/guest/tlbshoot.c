@@ -121,9 +121,9 @@ int main(int argc, char **argv)
 	struct sigaction sa = { .sa_handler = on_segv, .sa_flags = SA_NODEFER };
 	unsigned long rounds = 0;
 	pthread_t thread;
+	int status, filler_ended = 0;
 	time_t end;
 	pid_t pid;
-	int status;
 	unsigned char *page;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -158,12 +158,14 @@ int main(int argc, char **argv)
 		munmap(page, page_size);
 		published = NULL;
 		rounds++;
-		if (waitpid(pid, &status, WNOHANG) == pid)
+		/* The filler ends only when it saw the writer's bytes */
+		filler_ended = waitpid(pid, &status, WNOHANG) == pid;
+		if (filler_ended)
 			break;
 	}
 	stop = 1;
 	pthread_join(thread, NULL);
-	if (waitpid(pid, &status, WNOHANG) == pid) {
+	if (filler_ended || waitpid(pid, &status, WNOHANG) == pid) {
 		printf("TLBSHOOT_FAIL the filler ended (status 0x%x) after %lu rounds\n",
 		       status, rounds);
 		return 1;
