@@ -4,6 +4,10 @@
 #               whose page size fits the host (16k on 16K hosts, 4k otherwise)
 # gate_image N  sets IMAGE: $IMAGE if given, else builds image N with images/
 #               for the kernel's architecture
+# gate_modules  sets MODULES: $MODULES if given, else the module tree next to
+#               the kernel; exits 77 where there is none
+# gate_share_modules DIR
+#               copies MODULES to DIR/modules for a guest to mount
 
 UMARM_LIBDIR=${UMARM_LIBDIR:-/usr/lib/uml/linux-uml-arm64}
 
@@ -45,4 +49,27 @@ gate_image() {
 	fi
 	[ -f "$IMAGE" ] || gate_die "image $IMAGE does not exist"
 	export IMAGE
+}
+
+# gate_modules - the kernel's module tree (the directory with modules.dep):
+# OUT/modules/lib/modules/VERSION for kernel/build.sh, FLAVOUR/modules/
+# VERSION for the packages; a gate without one is skipped (77)
+gate_modules() {
+	if [ -z "${MODULES:-}" ]; then
+		MODULES=$(find "$(dirname "$KERNEL")/modules" -maxdepth 4 -name modules.dep \
+			2>/dev/null | head -n 1)
+		MODULES=${MODULES%/modules.dep}
+	fi
+	if [ -z "$MODULES" ] || [ ! -f "$MODULES/modules.dep" ]; then
+		echo "$(basename "$0"): no module tree (modules.dep) next to $KERNEL; set MODULES" >&2
+		exit 77
+	fi
+	export MODULES
+}
+
+# gate_share_modules DIR - MODULES as DIR/modules, for the guest over hostfs,
+# without build and source: symlinks to the kernel's build tree or headers
+gate_share_modules() {
+	cp -r "$MODULES" "$1/modules"
+	rm -f "$1/modules/build" "$1/modules/source"
 }
