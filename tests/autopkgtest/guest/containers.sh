@@ -5,7 +5,7 @@
 # docker.io enables) has started or failed by then.  /host is the gate's
 # share: this script, containers-warnings (the docker info warnings the
 # README explains, one extended regular expression a line) and
-# containers.env (CONTAINERS_PLANT=marker|build|nolimit|userns plants a fault that
+# containers.env (CONTAINERS_PLANT=marker|build|nolimit|userns|cpuset plants a fault that
 # must fail the gate) and busybox-image.sh (images/debian-docker/: it makes
 # the image the containers run); files for the artifacts go to /host/out.
 #
@@ -23,7 +23,8 @@
 #   with --memory 32m that allocate 64 MiB are OOM-killed (137, the
 #   kernel's memcg OOM report, and OOMKilled=true where the container
 #   outlives the kill: see check_memory); with userns-remap, root in a
-#   container is an unprivileged uid of the guest.
+#   container is an unprivileged uid of the guest; docker run --cpuset-cpus
+#   keeps a container on the guest's last CPU.
 # Timings: CONTAINERS_TIME lines.  Success: CONTAINERS_OK.
 #
 # Nothing here prints "WARNING:" on the console: run-gate counts such a
@@ -158,6 +159,24 @@ check_run() {
 	done
 	echo "containers: docker run --rm $image echo: $want"
 	echo "CONTAINERS_TIME run_rm=${times# } (docker run --rm, three runs)"
+}
+
+# check_cpuset - docker run --cpuset-cpus pins a container to the guest's
+# last CPU (CPU 0 on a one-CPU guest): the container's cgroup
+# (cpuset.cpus.effective) and its own affinity (Cpus_allowed_list) name
+# that CPU alone.  Docker needs the cpuset controller for the option.
+check_cpuset() {
+	cpu=$(($(nproc --all) - 1))
+	want=$cpu
+	[ "$CONTAINERS_PLANT" != cpuset ] || want=$((cpu + 1))
+	# shellcheck disable=SC2016 # expanded in the container
+	got=$(docker run --rm --cpuset-cpus="$cpu" "$image" sh -c \
+		'echo $(cat /sys/fs/cgroup/cpuset.cpus.effective) $(grep Cpus_allowed_list /proc/self/status | cut -f2)' 2>&1)
+	if [ "$got" != "$want $want" ]; then
+		fail "docker run --cpuset-cpus=$cpu: cpuset.cpus.effective and Cpus_allowed_list are \"$(printf '%s' "$got" | tame | tr '\n' ' ')\", not \"$want $want\""
+		return 1
+	fi
+	echo "containers: docker run --cpuset-cpus=$cpu runs on CPU $cpu alone ($(nproc --all) CPUs)"
 }
 
 # check_build - docker build with Debian's docker.io alone (no
@@ -337,6 +356,7 @@ if check_daemon; then
 	check_info
 	if check_load; then
 		check_run
+		check_cpuset
 		check_build
 		check_network
 		check_memory
