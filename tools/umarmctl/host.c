@@ -132,6 +132,27 @@ int flavour_check(const char *name, const char *flavour)
 }
 
 /**
+ * cpus_warn() - warn where an instance has more CPUs than the host
+ * @name:	instance name, for the message
+ * @conf:	its configuration file, for the message
+ * @c:		its configuration
+ *
+ * Each guest CPU is a host thread that spins while it waits for another
+ * (a spinlock, a stub it stops): with more of them than host CPUs, the
+ * one they wait for may get no host CPU for whole time slices, and the
+ * guest crawls (the smp gate with 4 CPUs on a 2-CPU host timed out).  A
+ * warning, not a refusal: a host's online CPUs change.
+ */
+void cpus_warn(const char *name, const char *conf, const struct conf *c)
+{
+	long host = sysconf(_SC_NPROCESSORS_ONLN);
+
+	if (host > 0 && c->cpus > host)
+		warn("%s: cpus = %u is more than this host's %ld online CPUs: guest CPUs that wait for each other get too little host time and the guest may crawl; set 'cpus = %ld' or fewer in %s",
+		     name, c->cpus, host, host, conf);
+}
+
+/**
  * kernel_path() - which UML kernel an instance boots
  * @c:		configuration
  * @buf:	output, PATH_LEN bytes

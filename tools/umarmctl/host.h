@@ -16,6 +16,7 @@ const char *host_default_flavour(void);
 const char *conf_flavour(const struct conf *c);
 int flavour_page_size(const char *flavour);
 int flavour_check(const char *name, const char *flavour);
+void cpus_warn(const char *name, const char *conf, const struct conf *c);
 int kernel_path(const struct conf *c, char *buf);
 int kernel_check(const char *name, const struct conf *c, char *buf);
 int kernel_config_opt(const char *kernel, const char *opt);

@@ -294,6 +294,7 @@ int inst_start(struct ctx *x, const struct inst *in, const struct conf *c)
 	if (flavour_check(in->name, conf_flavour(c)) ||
 	    kernel_check(in->name, c, k))
 		return EX_HOST;
+	cpus_warn(in->name, in->conf, c);
 	if (use_systemd(x))
 		return start_systemd(x, in);
 	lock = start_lock(in);

@@ -276,6 +276,28 @@ if want basic; then
 	[ ! -e "$T/lib/a1" ] && [ ! -e "$T/etc/instances/a1.conf" ] && pass rm.clean || fail rm.clean "leftovers"
 fi
 
+# cpus: an instance with the host's CPUs boots them all, without a
+# warning; one with a CPU more boots too, but start warns and names the
+# fix (SMP needs SECCOMP mode: seccomp=on)
+if want cpus; then
+	n=$(getconf _NPROCESSORS_ONLN)
+	expect cpus.create 0 u create c1 --image "$image" --mem 96M --cpus "$n" --cmdline seccomp=on
+	expect cpus.start 0 u start c1
+	if grep -q "more than this host" "$T/err"; then
+		fail cpus.no_warning "$(head -c 300 "$T/err")"
+	else
+		pass cpus.no_warning
+	fi
+	[ "$(u exec c1 -- grep -c ^processor /proc/cpuinfo)" = "$n" ] &&
+		pass cpus.online || fail cpus.online "not $n CPUs in the guest"
+	u kill c1 >/dev/null 2>&1
+	sed -i "s/^cpus = .*/cpus = $((n + 1))/" "$T/etc/instances/c1.conf"
+	expect cpus.start_over 0 u start c1
+	grep_out cpus.warning "cpus = $((n + 1)) is more than this host's $n online CPUs.*set 'cpus = $n' or fewer in $T/etc/instances/c1.conf" "$T/err"
+	u kill c1 >/dev/null 2>&1
+	u rm c1 >/dev/null 2>&1
+fi
+
 if want concurrent; then
 	u create c1 --image "$image" --mem 96M >/dev/null 2>&1
 	for i in 1 2 3; do (u start c1 >"$T/c$i.out" 2>&1; echo $? >"$T/c$i.rc") & done
