@@ -12,7 +12,8 @@
 # an ordinary user, hostfs rooted at the exchange directory, host folder
 # shares (hostfs: read, write, read-only, symlinks out, renames across,
 # hot-add, 1000 of them; virtio-fs with a stand-in virtiofsd), a system
-# instance run by an unprivileged account as umarm@.service runs it.
+# instance run by an unprivileged account as umarm@.service runs it, an
+# instance with as many CPUs as the host and one with more (start warns).
 #
 # Kernel: $UMARM_KERNEL, else the team's dev build
 # ~/.cache/linux-uml-arm64/kernel/$(uname -m)/linux, else the packaged
