@@ -2,7 +2,7 @@
 #
 # Input rows: condition round case ops ns_total ns_per_op page_size
 # ns_per_mb (a header row starting with "condition" is skipped).
-# Variables: max_spread, max_jitter (percent).  POSIX awk: mawk and
+# Variables: max_spread, max_jitter (percent).  Needs median.awk.  POSIX awk: mawk and
 # busybox awk run it (the emulated arm64 host has no gawk).
 BEGIN { FS = "\t" }
 
@@ -17,19 +17,6 @@ NF != 8 { bad++; next }
 	page[c, k] = $7
 	if ($8 != "-")
 		per_mb[c, k, n] = $8
-}
-
-# median(arr, c, k, n) - median of arr[c, k, 1..n] (sorted copy)
-function median(arr, c, k, n,    i, j, v, tmp) {
-	for (i = 1; i <= n; i++) {
-		v = arr[c, k, i] + 0
-		for (j = i - 1; j >= 1 && tmp[j] > v; j--)
-			tmp[j + 1] = tmp[j]
-		tmp[j + 1] = v
-	}
-	if (n % 2)
-		return tmp[(n + 1) / 2]
-	return (tmp[n / 2] + tmp[n / 2 + 1]) / 2
 }
 
 # jitter(c, k, n) - (max - min) / median of per_op[c, k, *], in percent
