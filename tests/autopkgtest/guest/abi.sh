@@ -8,5 +8,20 @@ rc=0
 /host/siginfo || rc=1
 # arm64 only: the registers of a core dump
 [ ! -e /host/coredump ] || /host/coredump || rc=1
+# the vDSO's time; on arm64 from the host's counter without a syscall
+# (x86_64 UML's vDSO makes the syscall).  The test hosts' counters are
+# cheap to read: a kernel that did not take them is a failure (the UML
+# console says why, "Checking that the host's virtual counter...").
+cs=/sys/devices/system/clocksource/clocksource0/current_clocksource
+case $(uname -m) in
+aarch64)
+	if grep -qx cntvct "$cs"; then
+		/host/vdso --no-syscalls || rc=1
+	else
+		echo "VDSO_FAIL the clocksource is $(cat "$cs"), not cntvct"
+		rc=1
+	fi ;;
+*) /host/vdso || rc=1 ;;
+esac
 [ "$rc" -ne 0 ] || echo ABI_OK
 exit "$rc"

@@ -24,8 +24,8 @@ shift 2
 src=$(cd "$(dirname "$0")" && pwd)
 
 case $arch in
-arm64) all="regtorture pacfork fpsimd tlsthreads threads ptracer addrspace escape sigframe stubcall sigsys siginfo coredump sigstorm hostfilter smp tlbshoot gotls"; triple=aarch64-linux-gnu ;;
-amd64) all="tlsthreads threads ptracer addrspace escape sigsys siginfo sigstorm smp tlbshoot gotls"; triple=x86_64-linux-gnu ;;
+arm64) all="regtorture pacfork fpsimd tlsthreads threads ptracer addrspace escape sigframe stubcall sigsys siginfo coredump vdso sigstorm hostfilter smp tlbshoot gotls"; triple=aarch64-linux-gnu ;;
+amd64) all="tlsthreads threads ptracer addrspace escape sigsys siginfo vdso sigstorm smp tlbshoot gotls"; triple=x86_64-linux-gnu ;;
 *) die "unknown architecture '$arch' (arm64 or amd64)" ;;
 esac
 
