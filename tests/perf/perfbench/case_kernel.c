@@ -1,13 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * case_kernel.c - cases that are one or two plain kernel entries per
- * operation: syscall (getppid), openat (+ close), mmap (map + unmap)
+ * operation: syscall (getppid), clock (clock_gettime: none where the
+ * vDSO serves it), openat (+ close), mmap (map + unmap)
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "perfbench.h"
@@ -32,6 +34,30 @@ int case_syscall(long ops, struct sample *s)
 
 	for (i = 0; i < ops; i++)
 		syscall(SYS_getppid);
+	s->ns_total = now_ns() - t0;
+	return 0;
+}
+
+/**
+ * case_clock() - clock_gettime(CLOCK_MONOTONIC) through the libc, @ops times
+ * @ops:	operations
+ * @s:		result
+ *
+ * What a program that reads the time pays: where the kernel's vDSO
+ * serves the clock (arm64, and arm64 guests with the cntvct clocksource)
+ * no kernel is entered, and the census shows no host syscall per call.
+ *
+ * Return: 0, -1 if a call failed
+ */
+int case_clock(long ops, struct sample *s)
+{
+	uint64_t t0 = now_ns();
+	struct timespec ts;
+	long i;
+
+	for (i = 0; i < ops; i++)
+		if (clock_gettime(CLOCK_MONOTONIC, &ts))
+			return -1;
 	s->ns_total = now_ns() - t0;
 	return 0;
 }

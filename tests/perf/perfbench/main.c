@@ -37,6 +37,7 @@
 /* Defaults: a few hundred ms per round in an x86_64 guest, tens natively. */
 static const struct bench_case cases[] = {
 	{ "syscall", 20000, "getppid()", case_syscall },
+	{ "clock", 20000, "clock_gettime(CLOCK_MONOTONIC)", case_clock },
 	{ "openat", 5000, "openat(" OPENAT_PATH ") + close()", case_openat },
 	{ "fault", 2048, "first write to a fresh anonymous page", case_fault },
 	{ "forkexec", 100, "fork + execve(self) + waitpid", case_forkexec },

@@ -52,6 +52,7 @@ extern const char *self_path;
 
 /* the cases, one file per family */
 int case_syscall(long ops, struct sample *s);
+int case_clock(long ops, struct sample *s);
 int case_openat(long ops, struct sample *s);
 int case_mmap(long ops, struct sample *s);
 int case_fault(long ops, struct sample *s);
