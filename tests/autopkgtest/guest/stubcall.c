@@ -70,7 +70,11 @@
 static sigjmp_buf probe_env;
 static volatile long trap_x0;
 
-/* on SIGSEGV while probing: the address is not readable or writable */
+/*
+ * on SIGSEGV or SIGBUS while probing: the address is not readable or
+ * writable (SIGBUS: the vDSO's data pages that are not in use, the time
+ * namespace's and getrandom's, below the vDSO under the top, as on arm64)
+ */
 static void probe_fault(int sig)
 {
 	(void)sig;
@@ -358,8 +362,10 @@ int main(void)
 	int rc = 0;
 
 	signal(SIGSEGV, probe_fault);
+	signal(SIGBUS, probe_fault);
 	svc = find_stub_svc();
 	signal(SIGSEGV, SIG_DFL);
+	signal(SIGBUS, SIG_DFL);
 	if (!svc) {
 		printf("STUBCALL_FAIL no stub code page found below any host top\n");
 		return 1;
