@@ -304,20 +304,38 @@ static int count_syscalls(void)
 	return sigsys_count;
 }
 
-/* In a child, so that the filter leaves the rest of the checks alone */
-static void check_no_syscalls(const char *where)
+/* fork(), with stdout flushed first; fails the program if it cannot */
+static pid_t fork_or_fail(void)
 {
-	int status;
 	pid_t pid;
 
 	fflush(stdout);
 	pid = fork();
 	if (pid < 0)
 		fail("fork: %s", strerror(errno));
-	if (pid == 0)
-		_exit(count_syscalls() ? 3 : 0);
+	return pid;
+}
+
+/* The wait status of child PID; fails the program if there is none */
+static int wait_or_fail(pid_t pid)
+{
+	int status;
+
 	if (waitpid(pid, &status, 0) != pid)
 		fail("waitpid: %s", strerror(errno));
+	return status;
+}
+
+/* In a child, so that the filter leaves the rest of the checks alone */
+static void check_no_syscalls(const char *where)
+{
+	int status;
+	pid_t pid;
+
+	pid = fork_or_fail();
+	if (pid == 0)
+		_exit(count_syscalls() ? 3 : 0);
+	status = wait_or_fail(pid);
 	if (WIFEXITED(status) && WEXITSTATUS(status) == 3)
 		fail("%s: vDSO time calls entered the kernel (SIGSYS from the filter)",
 		     where);
@@ -369,27 +387,20 @@ static void check_timens(int no_syscalls)
 	int status;
 	pid_t pid;
 
-	fflush(stdout);
-	pid = fork();
-	if (pid < 0)
-		fail("fork: %s", strerror(errno));
+	pid = fork_or_fail();
 	if (pid == 0) {
 		long long before;
 		pid_t child;
 
 		timens_enter();
 		before = sys_ns(CLOCK_MONOTONIC);
-		child = fork();
-		if (child < 0)
-			fail("fork in the time namespace: %s", strerror(errno));
+		child = fork_or_fail();
 		if (child == 0)
 			timens_child(before, no_syscalls);
-		if (waitpid(child, &status, 0) != child)
-			fail("waitpid: %s", strerror(errno));
+		status = wait_or_fail(child);
 		_exit(WIFEXITED(status) ? WEXITSTATUS(status) : 4);
 	}
-	if (waitpid(pid, &status, 0) != pid)
-		fail("waitpid: %s", strerror(errno));
+	status = wait_or_fail(pid);
 	if (!WIFEXITED(status) || WEXITSTATUS(status))
 		exit(1); /* the child printed VDSO_FAIL */
 }
