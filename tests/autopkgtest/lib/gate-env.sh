@@ -73,3 +73,13 @@ gate_share_modules() {
 	cp -r "$MODULES" "$1/modules"
 	rm -f "$1/modules/build" "$1/modules/source"
 }
+
+# gate_artifact_dir NAME - make and print run-gate's own choice of artifact
+# directory for a gate called NAME, for gates that must find their UML
+# process (pgrep on its COW file) while it runs
+gate_artifact_dir() {
+	gate_art=${AUTOPKGTEST_ARTIFACTS:-${ARTIFACTS:-${UMARM_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/linux-uml-arm64}/artifacts}}
+	gate_art=$gate_art/$1-$(date +%Y%m%d-%H%M%S)-$$
+	mkdir -p "$gate_art"
+	(cd "$gate_art" && pwd)
+}
