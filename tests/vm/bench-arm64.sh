@@ -15,6 +15,11 @@
 # directory comes back as OUTDIR/vm/files/bench; the table is printed.  The manifest gets
 # this machine's git HEAD and QEMU version (the VM cannot know them).
 # On an arm64 machine vm.sh runs the job on the host itself, same contract.
+# BENCH=shares runs tests/perf/shares instead (RUN ARGS are its options;
+# umarmctl is cross-built into the bundle; the flavour is the host's: on
+# the 16K host the 16k kernel): the cost of 1000 shares against proot's
+# bindings, and the transfers through hostfs, virtio-fs (sid's virtiofsd
+# is in the VM) and ubd.
 # TIMEOUT (7200 s) is the VM's limit, VM_SMP its CPUs (1: less noise);
 # CENSUS_TOOL goes to the run in the VM (strace: counts by syscall name).
 set -eu
@@ -39,6 +44,23 @@ bundle_kernel() {
 	cp "$k" "$2/$f/linux"
 }
 
+# bundle_umarmctl DIR - umarmctl cross-built for arm64 into DIR (the shares
+# benchmark runs instances), as tests/vm/umarmctl-arm64.sh builds it
+bundle_umarmctl() {
+	local src=$out/umarmctl-build cc=aarch64-linux-gnu-gcc
+	command -v "$cc" >/dev/null || cc="clang-19 --target=aarch64-linux-gnu -fuse-ld=lld"
+	rm -rf "$src"
+	mkdir -p "$src" "$1"
+	(cd "$top/tools/umarmctl" && tar -cf - --exclude='*.o' --exclude=umarmctl .) |
+		tar -xf - -C "$src"
+	make -s -C "$src" CC="$cc" umarmctl >"$out/umarmctl-build.log" 2>&1 ||
+		die "cross-building umarmctl failed: see $out/umarmctl-build.log"
+	cp "$src/umarmctl" "$1/"
+	rm -rf "$src"
+}
+
+bench=${BENCH:-run}
+case $bench in run|shares) ;; *) die "BENCH=$bench: use run or shares" ;; esac
 bundle=$out/bundle
 rm -rf "$bundle"
 mkdir -p "$bundle/tests/autopkgtest/lib" "$bundle/k" "$bundle/debs"
@@ -50,6 +72,7 @@ bundle_kernel 16k "$bundle/k"
 cp "$("$top/images/build.sh" minimal arm64 | tail -n 1)" "$bundle/minimal.ext4"
 (cd "$bundle/debs" && apt-get download proot:arm64 libtalloc2:arm64) >&2 ||
 	die "could not download proot:arm64 (dpkg --add-architecture arm64; apt-get update)"
+[ "$bench" = run ] || bundle_umarmctl "$bundle/tools/umarmctl"
 tar -C "$bundle" -cf "$out/bundle.tar" .
 rm -rf "$bundle"
 
@@ -59,6 +82,7 @@ rm -rf "$bundle"
 		"$(git -C "$top" rev-parse HEAD 2>/dev/null || echo unknown)" \
 		"$(${QEMU:-qemu-system-aarch64} --version 2>/dev/null | head -n 1 || echo unknown)"
 	[ -z "${CENSUS_TOOL:-}" ] || printf 'export CENSUS_TOOL=%q\n' "$CENSUS_TOOL"
+	printf 'bench=%q host=%q\n' "$bench" "$host"
 	cat <<'EOF'
 # Runs in the arm64 host: proot from the bundle, then the benchmark.
 set -eu
@@ -67,7 +91,12 @@ export UMARM_CACHE=/tmp/umarm-cache IMAGE=$CI_WORK/minimal.ext4 \
 	PERFBENCH_PREBUILT=$CI_WORK/bin/perfbench \
 	KERNEL_4K=$CI_WORK/k/4k/linux KERNEL_16K=$CI_WORK/k/16k/linux
 rc=0
-"$CI_WORK/tests/perf/run" -o "$CI_OUT/bench" "$@" || rc=$?
+if [ "$bench" = shares ]; then
+	UMARM_KERNEL=$CI_WORK/k/$host/linux "$CI_WORK/tests/perf/shares" \
+		-o "$CI_OUT/bench" "$@" || rc=$?
+else
+	"$CI_WORK/tests/perf/run" -o "$CI_OUT/bench" "$@" || rc=$?
+fi
 echo "BENCH_DONE rc=$rc"
 EOF
 } >"$out/job.sh"
