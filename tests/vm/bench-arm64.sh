@@ -25,6 +25,8 @@
 set -eu
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
+# shellcheck source=tests/vm/lib/umarmctl-cross.sh
+. "$top/tests/vm/lib/umarmctl-cross.sh"
 die() { echo "bench-arm64.sh: $*" >&2; exit 2; }
 
 [ $# -ge 2 ] || { sed -n '4p' "$0" | sed 's/^# //' >&2; exit 2; }
@@ -47,14 +49,10 @@ bundle_kernel() {
 # bundle_umarmctl DIR - umarmctl cross-built for arm64 into DIR (the shares
 # benchmark runs instances), as tests/vm/umarmctl-arm64.sh builds it
 bundle_umarmctl() {
-	local src=$out/umarmctl-build cc=aarch64-linux-gnu-gcc
-	command -v "$cc" >/dev/null || cc="clang-19 --target=aarch64-linux-gnu -fuse-ld=lld"
-	rm -rf "$src"
-	mkdir -p "$src" "$1"
-	(cd "$top/tools/umarmctl" && tar -cf - --exclude='*.o' --exclude=umarmctl .) |
-		tar -xf - -C "$src"
-	make -s -C "$src" CC="$cc" umarmctl >"$out/umarmctl-build.log" 2>&1 ||
+	local src=$out/umarmctl-build
+	umarmctl_cross_build "$top" "$src" "$out/umarmctl-build.log" umarmctl ||
 		die "cross-building umarmctl failed: see $out/umarmctl-build.log"
+	mkdir -p "$1"
 	cp "$src/umarmctl" "$1/"
 	rm -rf "$src"
 }

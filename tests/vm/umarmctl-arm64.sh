@@ -56,6 +56,8 @@
 set -eu
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
+# shellcheck source=tests/vm/lib/umarmctl-cross.sh
+. "$top/tests/vm/lib/umarmctl-cross.sh"
 [ $# -eq 1 ] || { sed -n '4p' "$0" | sed 's/^# //' >&2; exit 2; }
 out=$1
 mkdir -p "$out"
@@ -66,24 +68,12 @@ bundle=$out/bundle
 rm -rf "$bundle"
 mkdir -p "$bundle/bin" "$bundle/k" "$bundle/img" "$bundle/it" "$bundle/aa"
 
-# umarmctl for arm64, built in a copy of the tree (the x86_64 objects of
-# tools/umarmctl stay as they are)
+# umarmctl for arm64, built in a copy of the tree
 src=$out/build
-rm -rf "$src"
-mkdir -p "$src"
-(cd "$top/tools/umarmctl" && tar -cf - --exclude='*.o' --exclude=umarmctl \
-	--exclude=fuzz --exclude=tests/unit/unit \
-	--exclude=tests/integration/notify-listen --exclude=minimal-init \
-	--exclude=tests/integration/fake-usbipd .) | tar -xf - -C "$src"
-if command -v aarch64-linux-gnu-gcc >/dev/null; then
-	cc=aarch64-linux-gnu-gcc
-else
-	cc="clang-19 --target=aarch64-linux-gnu -fuse-ld=lld"
-fi
-make -s -C "$src" CC="$cc" umarmctl tests/integration/notify-listen \
-	minimal-init tests/integration/fake-usbipd \
-	INIT_SRC="$top/images/minimal/init.c $top/images/minimal/usbip.c" \
-	>"$out/build.log" 2>&1 ||
+umarmctl_cross_build "$top" "$src" "$out/build.log" umarmctl \
+	tests/integration/notify-listen minimal-init \
+	tests/integration/fake-usbipd \
+	INIT_SRC="$top/images/minimal/init.c $top/images/minimal/usbip.c" ||
 	{ echo "umarmctl-arm64.sh: cross-build failed, see $out/build.log" >&2; exit 1; }
 cp "$src/umarmctl" "$src/tests/integration/notify-listen" "$src/minimal-init" "$bundle/bin/"
 cp "$src/tests/integration/run.sh" "$src/tests/integration/mkimage.sh" \
