@@ -18,10 +18,14 @@
 #           and they make no host syscalls of their own for a guest
 #           syscall); no -f, which would steal the stubs UML creates;
 #           context switches from /proc/PID/status
+# CENSUS_BY_NAME=1 adds a second table: each host syscall by name, per guest
+# operation (perf: one counter per syscall tracepoint; strace names them
+# anyway), which says where a cost comes from, not only how large it is.
 # Needs: top, out, conditions, die.
 # shellcheck shell=bash disable=SC2154 # out, top, perf_args: set by tests/perf/run
 
 CENSUS_EVENTS="raw_syscalls:sys_enter syscalls:sys_enter_ptrace syscalls:sys_enter_futex syscalls:sys_enter_wait4 context-switches"
+[ "${CENSUS_BY_NAME:-0}" = 0 ] || CENSUS_EVENTS="$CENSUS_EVENTS syscalls:sys_enter_*"
 
 # census_tool - the tracer to use, or die naming what to install
 census_tool() {
@@ -151,23 +155,31 @@ tracer_stop() {
 	if [ "$tool" = perf ]; then
 		exec 8>&- 9<&-
 		awk -F, '{ n[$3] = $1 }
+			$3 ~ /^syscalls:sys_enter_/ && $1 > 0 { named[substr($3, 20)] = $1 }
 			END {
 				print "syscalls", n["raw_syscalls:sys_enter"] + 0
 				print "ptrace", n["syscalls:sys_enter_ptrace"] + 0
 				print "futex", n["syscalls:sys_enter_futex"] + 0
 				print "wait4", n["syscalls:sys_enter_wait4"] + 0
 				print "ctxsw", n["context-switches"] + 0
-			}' "$file" >"$file.counts"
+				if (by_name)
+					for (s in named)
+						print "sys." s, named[s]
+			}' by_name="${CENSUS_BY_NAME:-0}" "$file" >"$file.counts"
 	else
 		# shellcheck disable=SC2046
 		echo "ctxsw $(( $(ctx_switches $(cat "$file.pids")) - $(cat "$file.ctx0") ))" >"$file.ctx"
 		awk '$NF == "total" { t = $4 } $NF ~ /^(ptrace|futex|wait4)$/ { n[$NF] = $4 }
+			$NF ~ /^[a-z0-9_]+$/ && $4 ~ /^[0-9]+$/ && $NF != "total" { named[$NF] = $4 }
 			END {
 				print "syscalls", t + 0
 				print "ptrace", n["ptrace"] + 0
 				print "futex", n["futex"] + 0
 				print "wait4", n["wait4"] + 0
-			}' "$file" >"$file.counts"
+				if (by_name)
+					for (s in named)
+						print "sys." s, named[s]
+			}' by_name="${CENSUS_BY_NAME:-0}" "$file" >"$file.counts"
 		cat "$file.ctx" >>"$file.counts"
 	fi
 }
@@ -206,7 +218,7 @@ census_event() {
 		tracer_stop "$dir/$k.idle"
 		touch "$share/ack/$k.done"
 		census_rows "$label" "$k" "$ops" "$dir"
-		echo "census: $label $k: $(awk -v k="$k" -v c="$label" '$1 == c && $2 == k { printf "%s=%s ", $4, $7 }' "$out/census.tsv")" >&2 ;;
+		echo "census: $label $k: $(awk -v k="$k" -v c="$label" '$1 == c && $2 == k && $4 !~ /^sys\./ { printf "%s=%s ", $4, $7 }' "$out/census.tsv")" >&2 ;;
 	PERFBENCH-ERROR*)
 		echo "census: $label: ${line//[^[:print:]]/?}" >&2 ;;
 	esac
@@ -244,6 +256,17 @@ census_condition() {
 	[ "$rc" -eq 0 ] || die "census boot of $label failed: $(tail -n 1 "$dir/boot.verdict")"
 }
 
+# census_by_name - with CENSUS_BY_NAME=1, per condition and case the host
+# syscalls by name that cost at least 0.05 per guest operation, dearest first
+census_by_name() {
+	[ "${CENSUS_BY_NAME:-0}" != 0 ] || return 0
+	echo
+	printf '%-12s %-9s %-20s %9s\n' condition case "host syscall" per_op
+	awk -F'\t' '$4 ~ /^sys\./ && $7 >= 0.05 { printf "%s\t%s\t%s\t%s\n", $1, $2, substr($4, 5), $7 }' \
+		"$out/census.tsv" | sort -t"$(printf '\t')" -k1,1 -k2,2 -k4,4gr |
+		awk -F'\t' '{ printf "%-12s %-9s %-20s %9s\n", $1, $2, $3, $4 }'
+}
+
 # census_table - per condition, the per-operation counts of every case
 census_table() {
 	awk -F'\t' '$1 == "condition" { next }
@@ -275,5 +298,5 @@ run_census() {
 		echo "census: booting $(cond_label "$c")" >&2
 		census_condition "$c"
 	done
-	census_table | tee "$out/census.txt"
+	{ census_table; census_by_name; } | tee "$out/census.txt"
 }
