@@ -154,34 +154,34 @@ tracer_stop() {
 	tracer_pid=
 	if [ "$tool" = perf ]; then
 		exec 8>&- 9<&-
-		awk -F, '{ n[$3] = $1 }
-			$3 ~ /^syscalls:sys_enter_/ && $1 > 0 { named[substr($3, 20)] = $1 }
-			END {
-				print "syscalls", n["raw_syscalls:sys_enter"] + 0
-				print "ptrace", n["syscalls:sys_enter_ptrace"] + 0
-				print "futex", n["syscalls:sys_enter_futex"] + 0
-				print "wait4", n["syscalls:sys_enter_wait4"] + 0
-				print "ctxsw", n["context-switches"] + 0
-				if (by_name)
-					for (s in named)
-						print "sys." s, named[s]
-			}' by_name="${CENSUS_BY_NAME:-0}" "$file" >"$file.counts"
+		awk -F, '$3 == "raw_syscalls:sys_enter" { print "total", $1 }
+			$3 ~ /^syscalls:sys_enter_/ { print substr($3, 20), $1 }
+			$3 == "context-switches" { print "ctxsw", $1 }' "$file" |
+			census_counts >"$file.counts"
 	else
 		# shellcheck disable=SC2046
 		echo "ctxsw $(( $(ctx_switches $(cat "$file.pids")) - $(cat "$file.ctx0") ))" >"$file.ctx"
-		awk '$NF == "total" { t = $4 } $NF ~ /^(ptrace|futex|wait4)$/ { n[$NF] = $4 }
-			$NF ~ /^[a-z0-9_]+$/ && $4 ~ /^[0-9]+$/ && $NF != "total" { named[$NF] = $4 }
-			END {
-				print "syscalls", t + 0
-				print "ptrace", n["ptrace"] + 0
-				print "futex", n["futex"] + 0
-				print "wait4", n["wait4"] + 0
-				if (by_name)
-					for (s in named)
-						print "sys." s, named[s]
-			}' by_name="${CENSUS_BY_NAME:-0}" "$file" >"$file.counts"
-		cat "$file.ctx" >>"$file.counts"
+		awk '$NF ~ /^[a-z0-9_]+$/ && $4 ~ /^[0-9]+$/ { print $NF, $4 }' "$file" |
+			cat - "$file.ctx" | census_counts >"$file.counts"
 	fi
+}
+
+# census_counts - "NAME COUNT" lines of one window (each host syscall,
+# "total", "ctxsw"), whichever tracer counted them, into the census's
+# metrics; with CENSUS_BY_NAME=1 also "sys.NAME COUNT" for each syscall seen
+census_counts() {
+	awk '{ n[$1] = $2 }
+		END {
+			print "syscalls", n["total"] + 0
+			print "ptrace", n["ptrace"] + 0
+			print "futex", n["futex"] + 0
+			print "wait4", n["wait4"] + 0
+			print "ctxsw", n["ctxsw"] + 0
+			if (by_name)
+				for (s in n)
+					if (s != "total" && s != "ctxsw" && n[s] > 0)
+						print "sys." s, n[s]
+		}' by_name="${CENSUS_BY_NAME:-0}"
 }
 
 # census_rows LABEL CASE OPS DIR - census.tsv rows of one case: window
