@@ -391,15 +391,18 @@ want() {
 	fi
 }
 
-# case_verb_help - VERB --help is that verb's usage; usage errors exit 2
+# case_verb_help - VERB --help is that verb's usage; usage errors exit 2,
+# exec's (and shell's with a command) 255: 2 may be the command's status
 case_verb_help() {
 	want help.start 0 "$T/out" '^Usage: +umarmctl start NAME\.\.\. \[--attach\]' u start --help
 	want help.alias 0 "$T/out" '^Usage: +umarmctl stop NAME' u poweroff -h
 	want help.disk 0 "$T/out" 'disk list NAME' u disk --help
 	want help.global 0 "$T/out" 'umarmctl reboot NAME' u --help
 	want help.shell 2 "$T/out" 'usage: +umarmctl shell NAME' u shell
-	want help.exec 2 "$T/out" 'usage: +umarmctl exec NAME' u exec
-	want help.exec_nocmd 2 "$T/out" 'usage: +umarmctl exec NAME' u exec x
+	want help.exec 255 "$T/out" 'usage: +umarmctl exec NAME' u exec
+	want help.exec_nocmd 255 "$T/out" 'usage: +umarmctl exec NAME' u exec x
+	want help.exec_timeout 255 "$T/out" 'usage: +umarmctl exec NAME' u exec x --timeout abc -- true
+	want help.shell_nocmd 255 "$T/out" 'usage: +umarmctl shell NAME' u shell x --
 }
 
 # case_share_cli - share add/rm/list refuse bad input, naming the fix;
