@@ -219,13 +219,15 @@ static char **list_names(struct ctx *x, int *n)
  */
 static void row_table(const struct row *r)
 {
-	char mem[32], up[32];
+	char mem[32], up[32], cpus[16] = "-";
 
 	format_size(r->conf_ok ? r->c.memory : 0, mem, sizeof(mem));
+	if (r->conf_ok)
+		snprintf(cpus, sizeof(cpus), "%u", r->c.cpus);
 	print_uptime(r->running ? r->st.started : 0, up, sizeof(up));
-	printf("%-20s %-9s %-7s %-7s %-6u %-8s %-7s %s\n", r->name,
+	printf("%-20s %-9s %-7s %-7s %-6s %-8s %-7s %s\n", r->name,
 	       r->st.status, r->conf_ok ? conf_flavour(&r->c) : "-",
-	       r->conf_ok ? mem : "-", r->conf_ok ? r->c.cpus : 0,
+	       r->conf_ok ? mem : "-", cpus,
 	       r->running ? r->st.net :
 	       r->conf_ok ? conf_net_name(&r->c) : "-", up,
 	       r->conf_ok ? tty(r->c.image) : "-");

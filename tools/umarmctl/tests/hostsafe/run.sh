@@ -437,6 +437,7 @@ case_output_modes() {
 	# a broken configuration: its numbers are unknown, not 0
 	echo 'memory = lots' >>"$T/etc/instances/om.conf"
 	want output.broken_null 0 "$T/out" '"memory":null,"cpus":null' u list -o json
+	want output.broken_table 0 "$T/out" '^om +broken +- +- +- +- ' u list
 	u rm om >/dev/null 2>&1
 }
 
