@@ -415,6 +415,7 @@ case_share_cli() {
 	want share.missing 2 "$T/out" "nope: No such file or directory: create the directory first" u share add sc "$T/nope"
 	want share.blank 2 "$T/out" "without blanks" u share add sc "$T/share dir"
 	want share.guest_root 2 "$T/out" "cannot be /" u share add sc "$T/sd" /
+	want share.guest_slashes 2 "$T/out" "cannot be /" u share add sc "$T/sd" //host
 	want share.add 0 "$T/out" "sd: $T/sd on /mnt/sd \\(hostfs, ro\\), mounted at the next start" u share add sc "$T/sd" --ro
 	want share.dup_guest 2 "$T/out" "another share is mounted on that guest directory" u share add sc "$T/sd" /mnt/sd
 	want share.renamed 0 "$T/out" "sd-2: .* on /mnt/sd-2" u share add sc "$T/sd"
