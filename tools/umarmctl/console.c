@@ -37,8 +37,6 @@ static int console_verb(struct ctx *x, const char *name)
 	int rc;
 
 	rc = inst_open(x, name, &in, NULL);
-	if (rc == EX_NOINST)
-		err("%s: no such instance", name);
 	if (rc)
 		return rc;
 	if (!inst_running(&in)) {
@@ -169,8 +167,6 @@ int cmd_logs(struct ctx *x, int argc, char **argv)
 	if (!name)
 		return usage_error("logs");
 	rc = inst_open(x, name, &in, NULL);
-	if (rc == EX_NOINST)
-		err("%s: no such instance", name);
 	if (rc)
 		return rc;
 	inst_path(&in, path, 0, CONSOLE_LOG);
@@ -253,11 +249,8 @@ static int exec_verb(struct ctx *x, int argc, char **argv, const char *verb)
 	if (argc < 1 || i >= argc)
 		return exec_usage(verb);
 	rc = inst_open(x, argv[0], &in, NULL);
-	if (rc) {
-		if (rc == EX_NOINST)
-			err("%s: no such instance", argv[0]);
+	if (rc)
 		return EX_EXEC;
-	}
 	return exec_in_guest(&in, argv + i, argc - i, !isatty(0), timeout);
 }
 

@@ -465,6 +465,19 @@ case_bad_values() {
 	u rm bv >/dev/null 2>&1
 }
 
+# case_no_instance - every verb names an instance that does not exist, not
+# only start and status (stop, kill, reboot, ... exited 3 in silence)
+case_no_instance() {
+	for v in stop kill restart reboot pause resume enable logs console; do
+		want "noinst.$v" 3 "$T/out" "^umarmctl: error: nx: no such instance" u "$v" nx
+	done
+	want noinst.mconsole 3 "$T/out" "nx: no such instance" u mconsole nx version
+	want noinst.net_rm 3 "$T/out" "nx: no such instance" u net rm nx
+	want noinst.exec 255 "$T/out" "nx: no such instance" u exec nx -- true
+	[ "$(grep -c "no such instance" "$T/out")" = 1 ] && pass noinst.once ||
+		fail noinst.once "said $(grep -c "no such instance" "$T/out") times: $(cat "$T/out")"
+}
+
 # case_term_escapes - bytes from a configuration or a name reach no terminal
 case_term_escapes() {
 	mkinst te || { fail term-escapes "create failed"; return; }
@@ -619,7 +632,7 @@ all="disk_rm_outside image_recipe_lookup resize_quote usb_busid modes
 daemon_fds status_other_user clone_race reap_race rename_race
 logs_escapes disk_symlinks verb_help output_modes status_stopped bad_values
 term_escapes missing_state already_starting stop_starting default_flavour
-share_cli"
+share_cli no_instance"
 # shellcheck disable=SC2048,SC2086
 for c in ${*:-$all}; do
 	"case_$(echo "$c" | tr - _)"
