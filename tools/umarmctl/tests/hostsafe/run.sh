@@ -568,6 +568,34 @@ run_lock_pid() {
 	awk -v i="$_ino" '$2 == "FLOCK" { split($6, f, ":"); if (f[3] == i) print $5 }' /proc/locks
 }
 
+# case_stop_booting - stop of a booting guest: what was asked, so the last
+# run is "stopped", not a kernel that "exited before the guest booted"
+case_stop_booting() {
+	mkinst sb || { fail stop-booting "create failed"; return; }
+	FAKE_BOOT_DELAY=30 UMARM_KERNEL=$here/fake-kernel.sh u start sb \
+		>"$T/out.first" 2>&1 &
+	spid=$!
+	i=0
+	until grep -qs '^status=booting' "$T/run/sb/state" || [ $i -ge 50 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	u stop sb >"$T/out" 2>&1
+	rc=$?
+	if [ "$rc" != 0 ] || grep -q 'exited before\|sb: sb:' "$T/out"; then
+		fail stop_booting.stop "exit $rc: $(cat "$T/out")"
+	else
+		pass stop_booting.stop
+	fi
+	wait "$spid"
+	rc=$?
+	[ "$rc" = 8 ] && grep -q 'stopped while booting' "$T/out.first" &&
+		pass stop_booting.start_told ||
+		fail stop_booting.start_told "exit $rc: $(cat "$T/out.first")"
+	want stop_booting.last_run 3 "$T/out" 'Last run: stopped' u status sb
+	u rm sb >/dev/null 2>&1
+}
+
 # case_stop_starting - stop, and a second start, of an instance whose
 # supervisor has no control socket yet: stop waits for it, and for its
 # answer past the 10 s a running supervisor has (the socketpair held 11 s),
@@ -632,7 +660,7 @@ all="disk_rm_outside image_recipe_lookup resize_quote usb_busid modes
 daemon_fds status_other_user clone_race reap_race rename_race
 logs_escapes disk_symlinks verb_help output_modes status_stopped bad_values
 term_escapes missing_state already_starting stop_starting default_flavour
-share_cli no_instance"
+share_cli no_instance stop_booting"
 # shellcheck disable=SC2048,SC2086
 for c in ${*:-$all}; do
 	"case_$(echo "$c" | tr - _)"
