@@ -194,6 +194,11 @@ if want basic; then
 	[ "$rc" = 42 ] && pass exec.status || fail exec.status "exit $rc"
 	[ "$(cat "$T/o")" = to-stdout ] && pass exec.stdout || fail exec.stdout "$(cat "$T/o")"
 	[ "$(cat "$T/e")" = to-stderr ] && pass exec.stderr || fail exec.stderr "$(cat "$T/e")"
+	# the guest shell's umask (the kernel's default 022), not the 077
+	# the job's copies are made under
+	u exec a1 -- sh -c 'umask; mkdir /tmp/um; stat -c %a /tmp/um' >"$T/o" 2>&1
+	[ "$(tr '\n' ' ' <"$T/o")" = "0022 755 " ] && pass exec.umask ||
+		fail exec.umask "$(head -c 200 "$T/o")"
 	head -c 300000 /dev/urandom >"$T/blob"
 	u exec a1 -- cat <"$T/blob" >"$T/blob.out"
 	cmp -s "$T/blob" "$T/blob.out" && pass exec.binary_exact || fail exec.binary_exact "output differs ($(wc -c <"$T/blob.out") bytes)"
