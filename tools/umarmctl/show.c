@@ -243,7 +243,7 @@ static void row_table(const struct row *r)
  */
 int cmd_list(struct ctx *x, int argc, char **argv)
 {
-	int n, i, first = 1;
+	int n, i, first = 1, shown = 0;
 	char **names;
 
 	(void)argv;
@@ -261,8 +261,9 @@ int cmd_list(struct ctx *x, int argc, char **argv)
 		struct row r;
 
 		if (inst_init(&in, &x->sc, names[i]))
-			continue;
+			continue;	/* a stray file: said, not counted */
 		row_load(&in, &r);
+		shown++;
 		if (!x->json) {
 			row_table(&r);
 			continue;
@@ -278,7 +279,7 @@ int cmd_list(struct ctx *x, int argc, char **argv)
 		fprintf(stderr, "No %s instances. Create one with 'umarmctl create NAME'.\n",
 			x->sc.user ? "per-user" : "system");
 	else
-		printf("\n%d instance%s listed.\n", n, n == 1 ? "" : "s");
+		printf("\n%d instance%s listed.\n", shown, shown == 1 ? "" : "s");
 	for (i = 0; i < n; i++)
 		free(names[i]);
 	free(names);

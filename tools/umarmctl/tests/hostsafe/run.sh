@@ -439,6 +439,13 @@ case_output_modes() {
 	echo 'memory = lots' >>"$T/etc/instances/om.conf"
 	want output.broken_null 0 "$T/out" '"memory":null,"cpus":null' u list -o json
 	want output.broken_table 0 "$T/out" '^om +broken +- +- +- +- ' u list
+	# a stray file whose name is no instance's is named, not counted
+	: >"$T/etc/instances/not one.conf"
+	u list >"$T/out" 2>/dev/null
+	rows=$(sed -n '2,/^$/p' "$T/out" | grep -c .)
+	[ -n "$rows" ] && grep -q "^$rows instances\{0,1\} listed\.$" "$T/out" &&
+		pass output.count || fail output.count "$rows rows: $(cat "$T/out")"
+	rm -f "$T/etc/instances/not one.conf"
 	u rm om >/dev/null 2>&1
 }
 
