@@ -411,6 +411,16 @@ if want broken; then
 	rm "$T/gone.img"
 	expect broken.missing_base 5 u start b2
 	grep_out broken.missing_base.msg "base image $T/gone.img: No such file" "$T/err"
+	# a base changed under its overlay: said so, not "VFS: Unable to
+	# mount root fs" (the panic's notification overtakes the console)
+	cp "$image" "$T/changed.img"
+	u create b5 --image "$T/changed.img" --mem 96M >/dev/null 2>&1
+	u start b5 >/dev/null 2>&1
+	u kill b5 >/dev/null 2>&1
+	touch -d '1 hour ago' "$T/changed.img"
+	expect broken.changed_base 8 u start b5
+	grep_out broken.changed_base.msg "base image changed after its copy-on-write overlay" "$T/err"
+	u kill b5 >/dev/null 2>&1
 	expect broken.missing_kernel 6 env UMARM_KERNEL="$T/missing/linux" "$UMARMCTL" start b1
 	grep_out broken.missing_kernel.msg "install linux-uml-arm64" "$T/err"
 	# two instances on one writable disk: the second is told who has it
