@@ -187,6 +187,8 @@ static int path_ok(const char *p)
  *
  * Not "/", not the exchange directory /host or below it, no "." or ".."
  * component (the guest's mkdir -p and mount would take them as they are).
+ * No empty component ("//", a trailing "/") either: "//host" is /host,
+ * and "/a//b" the guest directory of a share on "/a/b".
  *
  * Return: 1 if @p is acceptable
  */
@@ -194,7 +196,9 @@ static int guest_path_ok(const char *p)
 {
 	const char *c = p;
 
-	if (!strcmp(p, "/") || !strcmp(p, "/host") || !strncmp(p, "/host/", 6))
+	if (strstr(p, "//") || p[strlen(p) - 1] == '/')
+		return 0;
+	if (!strcmp(p, "/host") || !strncmp(p, "/host/", 6))
 		return 0;
 	while (*c) {
 		size_t n;
@@ -293,7 +297,7 @@ int conf_share_add(struct conf *c, const char *name, const char *host,
 		return -EINVAL;
 	}
 	if (!guest_path_ok(guest)) {
-		*why = "the guest directory cannot be /, /host (the exchange directory) or below it, or have . or .. in it";
+		*why = "the guest directory cannot be /, /host (the exchange directory) or below it, or have ., .. or // in it or a / at its end";
 		return -EINVAL;
 	}
 	for (i = 0; i < c->nshares; i++) {

@@ -22,6 +22,22 @@
 #include "util.h"
 
 /**
+ * conf_missing() - say that an instance has no configuration file
+ * @in:		instance
+ *
+ * One message for "no such instance", whether the caller wanted the
+ * configuration or only to know the instance is there (inst_open()),
+ * naming the file and the other scope, where the instance may be.
+ */
+void conf_missing(const struct inst *in)
+{
+	err("%s: no such instance (no %s); see 'umarmctl list'%s",
+	    in->name, in->conf,
+	    in->sc->user && !getuid() ? ", or try --system" :
+	    !in->sc->user ? ", or try --user" : "");
+}
+
+/**
  * conf_load() - read and validate the configuration of an instance
  * @in:		instance
  * @c:		parsed configuration
@@ -37,10 +53,7 @@ int conf_load(const struct inst *in, struct conf *c)
 	conf_defaults(c);
 	n = read_file(in->conf, &text, CONF_MAX_SIZE);
 	if (n == -ENOENT) {
-		err("%s: no such instance (no %s); see 'umarmctl list'%s",
-		    in->name, in->conf,
-		    in->sc->user && !getuid() ? ", or try --system" :
-		    !in->sc->user ? ", or try --user" : "");
+		conf_missing(in);
 		return EX_NOINST;
 	}
 	if (n < 0) {

@@ -10,6 +10,7 @@
 #include "conf.h"
 #include "paths.h"
 
+void conf_missing(const struct inst *in);
 int conf_load(const struct inst *in, struct conf *c);
 int conf_save(const struct inst *in, const struct conf *c);
 

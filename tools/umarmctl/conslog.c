@@ -7,6 +7,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -78,13 +79,48 @@ void log_console(struct sup *s, const char *buf, size_t n)
 }
 
 /**
+ * check_disk_markers() - a disk UML cannot open, named before the panic
+ * @s:		supervisor
+ * @line:	one console line, NUL-terminated
+ *
+ * Without a root disk the guest panics ("Unable to mount root fs"), which
+ * says nothing of why: the line before it does.
+ */
+static void check_disk_markers(struct sup *s, const char *line)
+{
+	const char *p;
+	char msg[384];
+
+	if (*s->fail)
+		return;
+	/* arch/um/os-Linux/file.c os_lock_file(): another UML has a disk */
+	p = strstr(line, "file already locked by pid ");
+	if (p) {
+		int pid = atoi(p + strlen("file already locked by pid "));
+
+		disk_owner_msg(s->in, pid, msg, sizeof(msg));
+		fail_boot(s, EX_STATE, msg);
+	}
+	/* arch/um/drivers/ubd_kern.c backing_file_mismatch(): the base
+	 * image changed (a rebuilt, copied or touched file) after the
+	 * copy-on-write overlay was made over it
+	 */
+	if (strstr(line, "mismatch (") && strstr(line, "of COW header vs")) {
+		p = strstr(line, "] ");	/* after the printk time */
+		snprintf(msg, sizeof(msg),
+			 "%s: a disk's base image changed after its copy-on-write overlay was made (%.90s); put the base back as it was, or remove the overlay (its changes are lost)",
+			 s->in->name, p ? p + 2 : line);
+		fail_boot(s, EX_BOOT, msg);
+	}
+}
+
+/**
  * check_marker() - look for readiness and failure markers in a line
  * @s:		supervisor
  * @line:	one console line, NUL-terminated
  */
 void check_marker(struct sup *s, const char *line)
 {
-	const char *p;
 	int i;
 
 	if (!s->ready) {
@@ -99,15 +135,7 @@ void check_marker(struct sup *s, const char *line)
 					set_ready(s, "console marker");
 		}
 	}
-	/* arch/um/os-Linux/file.c os_lock_file(): another UML has a disk */
-	p = strstr(line, "file already locked by pid ");
-	if (p && !*s->fail) {
-		char msg[384];
-		int pid = atoi(p + strlen("file already locked by pid "));
-
-		disk_owner_msg(s->in, pid, msg, sizeof(msg));
-		fail_boot(s, EX_STATE, msg);
-	}
+	check_disk_markers(s, line);
 	if (strstr(line, "Kernel panic - not syncing") && !*s->fail) {
 		char msg[384];
 
@@ -158,6 +186,21 @@ int console_in(struct sup *s)
 }
 
 /**
+ * console_pending() - read what the console has written so far
+ * @s:		supervisor
+ *
+ * The panic notification can overtake the console lines before it, and
+ * those say why (a disk that did not open): they go first.
+ */
+static void console_pending(struct sup *s)
+{
+	struct pollfd p = { .fd = s->cons_fd, .events = POLLIN };
+
+	while (s->cons_fd >= 0 && poll(&p, 1, 0) > 0 && console_in(s) == 0)
+		;
+}
+
+/**
  * notify_in() - handle a datagram from UML's mconsole notifier
  * @s:		supervisor
  */
@@ -194,6 +237,7 @@ void notify_in(struct sup *s)
 	case MC_NOTIFY_PANIC:
 		snprintf(s->st.exit, sizeof(s->st.exit), "panic: %.100s",
 			 text);
+		console_pending(s);
 		check_marker(s, "Kernel panic - not syncing");
 		break;
 	case MC_NOTIFY_USER:

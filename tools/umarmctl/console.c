@@ -37,8 +37,6 @@ static int console_verb(struct ctx *x, const char *name)
 	int rc;
 
 	rc = inst_open(x, name, &in, NULL);
-	if (rc == EX_NOINST)
-		err("%s: no such instance", name);
 	if (rc)
 		return rc;
 	if (!inst_running(&in)) {
@@ -169,8 +167,6 @@ int cmd_logs(struct ctx *x, int argc, char **argv)
 	if (!name)
 		return usage_error("logs");
 	rc = inst_open(x, name, &in, NULL);
-	if (rc == EX_NOINST)
-		err("%s: no such instance", name);
 	if (rc)
 		return rc;
 	inst_path(&in, path, 0, CONSOLE_LOG);
@@ -211,15 +207,30 @@ int cmd_logs(struct ctx *x, int argc, char **argv)
 }
 
 /**
+ * exec_usage() - a bad exec command line: the usage, and exec's own status
+ * @verb:	"exec" or "shell"
+ *
+ * exec passes the guest command's status on, so 2 could be the command's
+ * own; like ssh, every failure of umarmctl itself, a bad command line too,
+ * is 255 (issue 19, item 4).
+ *
+ * Return: EX_EXEC
+ */
+static int exec_usage(const char *verb)
+{
+	usage_error(verb);
+	return EX_EXEC;
+}
+
+/**
  * exec_verb() - parse "NAME [--timeout SEC] [--] CMD [ARG...]", run it
  * @x:		global options
  * @argc:	arguments after the verb
  * @argv:	arguments
  * @verb:	"exec" or "shell", for the usage message
  *
- * Return: the guest command's exit status; EX_USAGE (2) for a bad command
- *	   line, as for every verb (nothing ran); EX_EXEC (255) if umarmctl
- *	   failed to run it
+ * Return: the guest command's exit status; EX_EXEC (255) if umarmctl
+ *	   failed to run it, or for a bad command line (nothing ran)
  */
 static int exec_verb(struct ctx *x, int argc, char **argv, const char *verb)
 {
@@ -230,19 +241,16 @@ static int exec_verb(struct ctx *x, int argc, char **argv, const char *verb)
 	while (i < argc && argv[i][0] == '-' && strcmp(argv[i], "--")) {
 		if ((strcmp(argv[i], "--timeout") && strcmp(argv[i], "-t")) ||
 		    i + 1 >= argc || parse_uint(argv[i + 1], 86400, &timeout))
-			return usage_error(verb);
+			return exec_usage(verb);
 		i += 2;
 	}
 	if (i < argc && !strcmp(argv[i], "--"))
 		i++;
 	if (argc < 1 || i >= argc)
-		return usage_error(verb);
+		return exec_usage(verb);
 	rc = inst_open(x, argv[0], &in, NULL);
-	if (rc) {
-		if (rc == EX_NOINST)
-			err("%s: no such instance", argv[0]);
+	if (rc)
 		return EX_EXEC;
-	}
 	return exec_in_guest(&in, argv + i, argc - i, !isatty(0), timeout);
 }
 

@@ -63,6 +63,8 @@ int inst_open(struct ctx *x, const char *name, struct inst *in,
 	if (inst_init(in, &x->sc, name))
 		return EX_USAGE;
 	rc = c ? conf_load(in, c) : (inst_exists(in) ? 0 : EX_NOINST);
+	if (rc == EX_NOINST && !c)
+		conf_missing(in);	/* conf_load() said it */
 	if (rc != EX_NOINST)
 		state_repair(in);
 	return rc;

@@ -61,11 +61,14 @@ char *job_cmd_text(char **cmd, int ncmd, size_t *len)
 }
 
 /**
- * job_run_text() - the "run" wrapper, started as "sh run COPYDIR"
+ * job_run_text() - the "run" wrapper, started as "sh run COPYDIR UMASK"
  * @gdir:	the job directory as the guest sees it (no quotes in it)
  *
  * It runs the checked copies of "cmd" and "in" from COPYDIR and writes
  * its results into @gdir; "rc" appears complete (write, then rename).
+ * The command gets back the umask of the shell that ran the line, not
+ * the 077 the copies are made under: what it creates has the modes it
+ * would have from that shell (the results stay 077).
  *
  * Return: allocated text, NULL on failure
  */
@@ -75,7 +78,7 @@ char *job_run_text(const char *gdir)
 			 "D=$1\n"
 			 ": > \"$J/started\"\n"
 			 "cd / 2>/dev/null\n"
-			 "sh \"$D/cmd\" < \"$D/in\" > \"$J/out\" 2> \"$J/err\"\n"
+			 "(umask \"${2:-077}\"; exec sh \"$D/cmd\") < \"$D/in\" > \"$J/out\" 2> \"$J/err\"\n"
 			 "echo $? > \"$J/rc.tmp\" && mv \"$J/rc.tmp\" \"$J/rc\"\n",
 			 gdir);
 }
@@ -97,10 +100,10 @@ int job_line(const char *gdir, const struct job_digests *dg, char *buf,
 	int n;
 
 	n = snprintf(buf, len,
-		     "( (J=%s; umask 077; "
+		     "( (U=$(umask); J=%s; umask 077; "
 		     "if ! d=$(mktemp -d /tmp/umarm-job.XXXXXX) || ! cp \"$J/cmd\" \"$J/in\" \"$J/run\" \"$d/\"; then echo copy > \"$J/refused\"; "
 		     "elif ! printf '%%s  %%s\\n' %s \"$d/cmd\" %s \"$d/in\" %s \"$d/run\" | sha256sum -c >/dev/null 2>&1; then echo digest > \"$J/refused\"; "
-		     "else sh \"$d/run\" \"$d\"; fi; rm -rf \"$d\") >/dev/null 2>&1 & )",
+		     "else sh \"$d/run\" \"$d\" \"$U\"; fi; rm -rf \"$d\") >/dev/null 2>&1 & )",
 		     gdir, dg->cmd, dg->in, dg->run);
 	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
 }

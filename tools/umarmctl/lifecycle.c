@@ -394,8 +394,6 @@ static int enable_verb(struct ctx *x, int argc, char **argv, int on)
 		struct inst in;
 		int r = inst_open(x, argv[i], &in, NULL);
 
-		if (r == EX_NOINST)
-			err("%s: no such instance", argv[i]);
 		if (!r && use_systemd(x)) {
 			r = systemctl(x, on ? "enable" : "disable", in.name) ?
 			    EX_FAIL : 0;

@@ -354,6 +354,24 @@ int inst_run(const struct inst *in, const struct conf *c)
 }
 
 /**
+ * warn_exit() - say how the last run failed, once with the instance's name
+ * @in:		instance
+ * @exit:	the last-run file's exit text
+ *
+ * The supervisor's failure messages start with "NAME: " already; how a
+ * kernel exited ("exit code 1") does not.
+ */
+static void warn_exit(const struct inst *in, const char *exit)
+{
+	size_t n = strlen(in->name);
+
+	if (!strncmp(exit, in->name, n) && !strncmp(exit + n, ": ", 2))
+		warn("%s", exit);
+	else
+		warn("%s: %s", in->name, exit);
+}
+
+/**
  * inst_stop() - stop (or kill) an instance and wait for it
  * @x:		global options
  * @in:		instance
@@ -405,7 +423,7 @@ int inst_stop(struct ctx *x, const struct inst *in, int hard,
 	inst_path(in, path, 0, LAST_FILE);
 	if (!state_read(path, &last) && !strcmp(last.status, "failed") &&
 	    !hard)
-		warn("%s: %s", in->name, last.exit);
+		warn_exit(in, last.exit);
 	return 0;
 }
 

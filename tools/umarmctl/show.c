@@ -219,13 +219,15 @@ static char **list_names(struct ctx *x, int *n)
  */
 static void row_table(const struct row *r)
 {
-	char mem[32], up[32];
+	char mem[32], up[32], cpus[16] = "-";
 
 	format_size(r->conf_ok ? r->c.memory : 0, mem, sizeof(mem));
+	if (r->conf_ok)
+		snprintf(cpus, sizeof(cpus), "%u", r->c.cpus);
 	print_uptime(r->running ? r->st.started : 0, up, sizeof(up));
-	printf("%-20s %-9s %-7s %-7s %-6u %-8s %-7s %s\n", r->name,
+	printf("%-20s %-9s %-7s %-7s %-6s %-8s %-7s %s\n", r->name,
 	       r->st.status, r->conf_ok ? conf_flavour(&r->c) : "-",
-	       r->conf_ok ? mem : "-", r->conf_ok ? r->c.cpus : 0,
+	       r->conf_ok ? mem : "-", cpus,
 	       r->running ? r->st.net :
 	       r->conf_ok ? conf_net_name(&r->c) : "-", up,
 	       r->conf_ok ? tty(r->c.image) : "-");
@@ -241,7 +243,7 @@ static void row_table(const struct row *r)
  */
 int cmd_list(struct ctx *x, int argc, char **argv)
 {
-	int n, i, first = 1;
+	int n, i, first = 1, shown = 0;
 	char **names;
 
 	(void)argv;
@@ -259,8 +261,9 @@ int cmd_list(struct ctx *x, int argc, char **argv)
 		struct row r;
 
 		if (inst_init(&in, &x->sc, names[i]))
-			continue;
+			continue;	/* a stray file: said, not counted */
 		row_load(&in, &r);
+		shown++;
 		if (!x->json) {
 			row_table(&r);
 			continue;
@@ -276,7 +279,7 @@ int cmd_list(struct ctx *x, int argc, char **argv)
 		fprintf(stderr, "No %s instances. Create one with 'umarmctl create NAME'.\n",
 			x->sc.user ? "per-user" : "system");
 	else
-		printf("\n%d instance%s listed.\n", n, n == 1 ? "" : "s");
+		printf("\n%d instance%s listed.\n", shown, shown == 1 ? "" : "s");
 	for (i = 0; i < n; i++)
 		free(names[i]);
 	free(names);

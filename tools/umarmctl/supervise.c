@@ -420,7 +420,10 @@ static int sup_verdict(struct sup *s)
 	int rc;
 
 	exit_text(s, how, sizeof(how));
-	if (!s->ready && !*s->fail) {
+	/* stopped while booting is what was asked: no failure (the start
+	 * that waits has been told, stop_start())
+	 */
+	if (!s->ready && !*s->fail && s->stop == STOP_NONE) {
 		char msg[384];
 
 		snprintf(msg, sizeof(msg),

@@ -391,15 +391,18 @@ want() {
 	fi
 }
 
-# case_verb_help - VERB --help is that verb's usage; usage errors exit 2
+# case_verb_help - VERB --help is that verb's usage; usage errors exit 2,
+# exec's (and shell's with a command) 255: 2 may be the command's status
 case_verb_help() {
 	want help.start 0 "$T/out" '^Usage: +umarmctl start NAME\.\.\. \[--attach\]' u start --help
 	want help.alias 0 "$T/out" '^Usage: +umarmctl stop NAME' u poweroff -h
 	want help.disk 0 "$T/out" 'disk list NAME' u disk --help
 	want help.global 0 "$T/out" 'umarmctl reboot NAME' u --help
 	want help.shell 2 "$T/out" 'usage: +umarmctl shell NAME' u shell
-	want help.exec 2 "$T/out" 'usage: +umarmctl exec NAME' u exec
-	want help.exec_nocmd 2 "$T/out" 'usage: +umarmctl exec NAME' u exec x
+	want help.exec 255 "$T/out" 'usage: +umarmctl exec NAME' u exec
+	want help.exec_nocmd 255 "$T/out" 'usage: +umarmctl exec NAME' u exec x
+	want help.exec_timeout 255 "$T/out" 'usage: +umarmctl exec NAME' u exec x --timeout abc -- true
+	want help.shell_nocmd 255 "$T/out" 'usage: +umarmctl shell NAME' u shell x --
 }
 
 # case_share_cli - share add/rm/list refuse bad input, naming the fix;
@@ -412,6 +415,7 @@ case_share_cli() {
 	want share.missing 2 "$T/out" "nope: No such file or directory: create the directory first" u share add sc "$T/nope"
 	want share.blank 2 "$T/out" "without blanks" u share add sc "$T/share dir"
 	want share.guest_root 2 "$T/out" "cannot be /" u share add sc "$T/sd" /
+	want share.guest_slashes 2 "$T/out" "cannot be /" u share add sc "$T/sd" //host
 	want share.add 0 "$T/out" "sd: $T/sd on /mnt/sd \\(hostfs, ro\\), mounted at the next start" u share add sc "$T/sd" --ro
 	want share.dup_guest 2 "$T/out" "another share is mounted on that guest directory" u share add sc "$T/sd" /mnt/sd
 	want share.renamed 0 "$T/out" "sd-2: .* on /mnt/sd-2" u share add sc "$T/sd"
@@ -434,6 +438,14 @@ case_output_modes() {
 	# a broken configuration: its numbers are unknown, not 0
 	echo 'memory = lots' >>"$T/etc/instances/om.conf"
 	want output.broken_null 0 "$T/out" '"memory":null,"cpus":null' u list -o json
+	want output.broken_table 0 "$T/out" '^om +broken +- +- +- +- ' u list
+	# a stray file whose name is no instance's is named, not counted
+	: >"$T/etc/instances/not one.conf"
+	u list >"$T/out" 2>/dev/null
+	rows=$(sed -n '2,/^$/p' "$T/out" | grep -c .)
+	[ -n "$rows" ] && grep -q "^$rows instances\{0,1\} listed\.$" "$T/out" &&
+		pass output.count || fail output.count "$rows rows: $(cat "$T/out")"
+	rm -f "$T/etc/instances/not one.conf"
 	u rm om >/dev/null 2>&1
 }
 
@@ -458,6 +470,19 @@ case_bad_values() {
 	[ ! -e "$T/etc/instances/bt.conf" ] && pass bad.base_image_no_instance ||
 		fail bad.base_image_no_instance "bt was created on a 9-byte base image"
 	u rm bv >/dev/null 2>&1
+}
+
+# case_no_instance - every verb names an instance that does not exist, not
+# only start and status (stop, kill, reboot, ... exited 3 in silence)
+case_no_instance() {
+	for v in stop kill restart reboot pause resume enable logs console; do
+		want "noinst.$v" 3 "$T/out" "^umarmctl: error: nx: no such instance" u "$v" nx
+	done
+	want noinst.mconsole 3 "$T/out" "nx: no such instance" u mconsole nx version
+	want noinst.net_rm 3 "$T/out" "nx: no such instance" u net rm nx
+	want noinst.exec 255 "$T/out" "nx: no such instance" u exec nx -- true
+	[ "$(grep -c "no such instance" "$T/out")" = 1 ] && pass noinst.once ||
+		fail noinst.once "said $(grep -c "no such instance" "$T/out") times: $(cat "$T/out")"
 }
 
 # case_term_escapes - bytes from a configuration or a name reach no terminal
@@ -550,6 +575,34 @@ run_lock_pid() {
 	awk -v i="$_ino" '$2 == "FLOCK" { split($6, f, ":"); if (f[3] == i) print $5 }' /proc/locks
 }
 
+# case_stop_booting - stop of a booting guest: what was asked, so the last
+# run is "stopped", not a kernel that "exited before the guest booted"
+case_stop_booting() {
+	mkinst sb || { fail stop-booting "create failed"; return; }
+	FAKE_BOOT_DELAY=30 UMARM_KERNEL=$here/fake-kernel.sh u start sb \
+		>"$T/out.first" 2>&1 &
+	spid=$!
+	i=0
+	until grep -qs '^status=booting' "$T/run/sb/state" || [ $i -ge 50 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	u stop sb >"$T/out" 2>&1
+	rc=$?
+	if [ "$rc" != 0 ] || grep -q 'exited before\|sb: sb:' "$T/out"; then
+		fail stop_booting.stop "exit $rc: $(cat "$T/out")"
+	else
+		pass stop_booting.stop
+	fi
+	wait "$spid"
+	rc=$?
+	[ "$rc" = 8 ] && grep -q 'stopped while booting' "$T/out.first" &&
+		pass stop_booting.start_told ||
+		fail stop_booting.start_told "exit $rc: $(cat "$T/out.first")"
+	want stop_booting.last_run 3 "$T/out" 'Last run: stopped' u status sb
+	u rm sb >/dev/null 2>&1
+}
+
 # case_stop_starting - stop, and a second start, of an instance whose
 # supervisor has no control socket yet: stop waits for it, and for its
 # answer past the 10 s a running supervisor has (the socketpair held 11 s),
@@ -614,7 +667,7 @@ all="disk_rm_outside image_recipe_lookup resize_quote usb_busid modes
 daemon_fds status_other_user clone_race reap_race rename_race
 logs_escapes disk_symlinks verb_help output_modes status_stopped bad_values
 term_escapes missing_state already_starting stop_starting default_flavour
-share_cli"
+share_cli no_instance stop_booting"
 # shellcheck disable=SC2048,SC2086
 for c in ${*:-$all}; do
 	"case_$(echo "$c" | tr - _)"

@@ -194,6 +194,11 @@ if want basic; then
 	[ "$rc" = 42 ] && pass exec.status || fail exec.status "exit $rc"
 	[ "$(cat "$T/o")" = to-stdout ] && pass exec.stdout || fail exec.stdout "$(cat "$T/o")"
 	[ "$(cat "$T/e")" = to-stderr ] && pass exec.stderr || fail exec.stderr "$(cat "$T/e")"
+	# the guest shell's umask (the kernel's default 022), not the 077
+	# the job's copies are made under
+	u exec a1 -- sh -c 'umask; mkdir /tmp/um; stat -c %a /tmp/um' >"$T/o" 2>&1
+	[ "$(tr '\n' ' ' <"$T/o")" = "0022 755 " ] && pass exec.umask ||
+		fail exec.umask "$(head -c 200 "$T/o")"
 	head -c 300000 /dev/urandom >"$T/blob"
 	u exec a1 -- cat <"$T/blob" >"$T/blob.out"
 	cmp -s "$T/blob" "$T/blob.out" && pass exec.binary_exact || fail exec.binary_exact "output differs ($(wc -c <"$T/blob.out") bytes)"
@@ -406,6 +411,16 @@ if want broken; then
 	rm "$T/gone.img"
 	expect broken.missing_base 5 u start b2
 	grep_out broken.missing_base.msg "base image $T/gone.img: No such file" "$T/err"
+	# a base changed under its overlay: said so, not "VFS: Unable to
+	# mount root fs" (the panic's notification overtakes the console)
+	cp "$image" "$T/changed.img"
+	u create b5 --image "$T/changed.img" --mem 96M >/dev/null 2>&1
+	u start b5 >/dev/null 2>&1
+	u kill b5 >/dev/null 2>&1
+	touch -d '1 hour ago' "$T/changed.img"
+	expect broken.changed_base 8 u start b5
+	grep_out broken.changed_base.msg "base image changed after its copy-on-write overlay" "$T/err"
+	u kill b5 >/dev/null 2>&1
 	expect broken.missing_kernel 6 env UMARM_KERNEL="$T/missing/linux" "$UMARMCTL" start b1
 	grep_out broken.missing_kernel.msg "install linux-uml-arm64" "$T/err"
 	# two instances on one writable disk: the second is told who has it

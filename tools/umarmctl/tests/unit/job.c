@@ -124,7 +124,7 @@ static int wait_file(const char *dir, const char *name, char *buf, size_t len)
 static void run_job(const char *j, const char *marker, const char *stdin_text,
 		    const char *tamper)
 {
-	char *script = xasprintf("cat; echo ran > %s", marker);
+	char *script = xasprintf("umask >&2; cat; echo ran > %s", marker);
 	char *argv[] = { "sh", "-c", script };
 	char line[JOB_LINE_MAX], *t;
 	struct job_digests dg;
@@ -170,6 +170,9 @@ static void test_job_line(const char *base)
 	      !strcmp(buf, "0") && !access(marker, F_OK), "rc '%s'", buf);
 	wait_file(j, "out", buf, sizeof(buf));
 	CHECK("job.intact_stdin", !strcmp(buf, "from-stdin"), "out '%s'", buf);
+	/* main() set 022: the command has it, not the copies' 077 */
+	wait_file(j, "err", buf, sizeof(buf));
+	CHECK("job.umask", !strcmp(buf, "0022"), "umask '%s'", buf);
 
 	pathf(j, "%s/changed", base);
 	pathf(marker, "%s/changed.ran", base);
@@ -193,6 +196,7 @@ int main(void)
 	char *base = mkdtemp(tmpl);
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	umask(022);
 	if (!base) {
 		perror("mkdtemp");
 		return 1;

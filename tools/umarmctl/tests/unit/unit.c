@@ -157,6 +157,8 @@ static void test_conf_errors(void)
 		{ "conf.share_guest_host", "share = a /x /host/y\n",
 		  1, "/host" },
 		{ "conf.share_dotdot", "share = a /x /y/../z\n", 1, ".." },
+		{ "conf.share_guest_slashes", "share = a /x //host\n", 1, "//" },
+		{ "conf.share_guest_trailing", "share = a /x /y/\n", 1, "//" },
 		{ "conf.share_name", "share = .a /x /y\n", 1, "share name" },
 		{ "conf.share_option", "share = a /x /y rw,ro\n",
 		  1, "options" },
