@@ -518,17 +518,24 @@ case_missing_state() {
 	u rm ms >/dev/null 2>&1
 }
 
+# start_booting NAME DELAY_S - start NAME in the background (pid in
+# $spid) with a fake kernel that boots for DELAY_S seconds; returns once
+# its state says booting (or after 5 s)
+start_booting() {
+	FAKE_BOOT_DELAY=$2 UMARM_KERNEL=$here/fake-kernel.sh u start "$1" \
+		>"$T/out.first" 2>&1 &
+	spid=$!
+	_i=0
+	until grep -qs '^status=booting' "$T/run/$1/state" || [ $_i -ge 50 ]; do
+		sleep 0.1
+		_i=$((_i + 1))
+	done
+}
+
 # case_already_starting - a second start of a booting guest says so at once
 case_already_starting() {
 	mkinst as || { fail already-starting "create failed"; return; }
-	FAKE_BOOT_DELAY=6 UMARM_KERNEL=$here/fake-kernel.sh u start as \
-		>"$T/out.first" 2>&1 &
-	spid=$!
-	i=0
-	until grep -qs '^status=booting' "$T/run/as/state" || [ $i -ge 50 ]; do
-		sleep 0.1
-		i=$((i + 1))
-	done
+	start_booting as 6
 	s=$(date +%s)
 	UMARM_KERNEL=$here/fake-kernel.sh u start as >"$T/out" 2>&1
 	rc=$?
@@ -579,14 +586,7 @@ run_lock_pid() {
 # run is "stopped", not a kernel that "exited before the guest booted"
 case_stop_booting() {
 	mkinst sb || { fail stop-booting "create failed"; return; }
-	FAKE_BOOT_DELAY=30 UMARM_KERNEL=$here/fake-kernel.sh u start sb \
-		>"$T/out.first" 2>&1 &
-	spid=$!
-	i=0
-	until grep -qs '^status=booting' "$T/run/sb/state" || [ $i -ge 50 ]; do
-		sleep 0.1
-		i=$((i + 1))
-	done
+	start_booting sb 30
 	u stop sb >"$T/out" 2>&1
 	rc=$?
 	if [ "$rc" != 0 ] || grep -q 'exited before\|sb: sb:' "$T/out"; then
