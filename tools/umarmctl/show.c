@@ -369,13 +369,29 @@ static void status_text(struct ctx *x, const struct inst *in,
 }
 
 /**
+ * row_active() - is the guest up, as "systemctl status" means active?
+ * @r:		the instance's row
+ *
+ * A guest still booting or already stopping is not (systemd: activating,
+ * deactivating: exit 3); a paused one is (a frozen unit is still active).
+ *
+ * Return: 1 if active
+ */
+static int row_active(const struct row *r)
+{
+	return r->running && strcmp(r->st.status, "booting") &&
+	       strcmp(r->st.status, "stopping");
+}
+
+/**
  * cmd_status() - umarmctl status NAME... [-o json]
  * @x:		global options
  * @argc:	arguments after the verb
  * @argv:	arguments
  *
- * Return: 0 if all named instances are running, EX_STOPPED (3) if one is
- *	   not, as "systemctl status" does; EX_FAIL if we cannot tell
+ * Return: 0 if all named instances are running (or paused), EX_STOPPED (3)
+ *	   if one is not, booting and stopping included, as "systemctl status"
+ *	   does; EX_FAIL if we cannot tell
  *	   (another user's), other exit codes on error
  */
 int cmd_status(struct ctx *x, int argc, char **argv)
@@ -405,7 +421,7 @@ int cmd_status(struct ctx *x, int argc, char **argv)
 			row_json(x, &r);
 		else
 			status_text(x, &in, &r);
-		if (!r.running && !rc)
+		if (!row_active(&r) && !rc)
 			rc = r.unknown ? EX_FAIL : EX_STOPPED;
 	}
 	if (x->json)

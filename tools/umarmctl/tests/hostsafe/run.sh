@@ -587,6 +587,8 @@ run_lock_pid() {
 case_stop_booting() {
 	mkinst sb || { fail stop-booting "create failed"; return; }
 	start_booting sb 30
+	# not active yet, as systemctl status says of a unit still activating
+	want stop_booting.status 3 "$T/out" 'sb .*- booting' u status sb
 	u stop sb >"$T/out" 2>&1
 	rc=$?
 	if [ "$rc" != 0 ] || grep -q 'exited before\|sb: sb:' "$T/out"; then
