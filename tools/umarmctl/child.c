@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* umarmctl - manage User-Mode Linux instances
  *
- * child.c - the signal state of the programs the supervisor starts
+ * child.c - the signal state and umask of the programs the supervisor starts
  *
  * The supervisor blocks SIGCHLD, SIGTERM, SIGINT and SIGHUP (it reads them
  * from a signalfd) and ignores SIGPIPE.  A blocked mask and ignored
@@ -23,9 +23,44 @@
 #include <signal.h>
 #include <unistd.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 
 #include "child.h"
+
+/* the umask umarmctl was started with, before it set its own 077 */
+static mode_t caller_umask = 022;
+static int caller_umask_kept;
+
+/**
+ * child_umask_keep() - remember the caller's umask, the first time only
+ *
+ * The supervisor works under umask 077 (its logs, sockets and disks are
+ * the owner's alone), but the files the guest creates in a hostfs share
+ * are the user's files: they get the umask of the user's shell, or the
+ * UMask= of the unit that started the instance, as a program the user
+ * ran there would.  Call before the first umask(077).
+ */
+void child_umask_keep(void)
+{
+	if (caller_umask_kept)
+		return;
+	caller_umask = umask(077);
+	umask(caller_umask);
+	caller_umask_kept = 1;
+}
+
+/**
+ * child_umask_restore() - give a forked child the caller's umask back
+ *
+ * Call in the child before execve() of a program that creates files for
+ * the guest (the UML kernel's hostfs, virtiofsd).  Its private files are
+ * in the instance's 0700 directories either way.
+ */
+void child_umask_restore(void)
+{
+	umask(caller_umask);
+}
 
 /**
  * child_signals_reset() - give a forked child the default signal state

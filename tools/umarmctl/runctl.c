@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 
+#include "child.h"
 #include "inst.h"
 #include "ctl.h"
 #include "disk.h"
@@ -72,8 +73,10 @@ static int daemonize_supervisor(const struct inst *in, const struct conf *c,
 		if (fd >= 0)
 			dup2(fd, 0);
 		/* what the supervisor, UML and passt create (root.cow,
-		 * logs) is the owner's alone
+		 * logs) is the owner's alone; the guest's files in shares
+		 * get the caller's umask back (child_umask_restore())
 		 */
+		child_umask_keep();
 		umask(077);
 		inst_path(in, path, 0, SUPERVISOR_LOG);
 		fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC,

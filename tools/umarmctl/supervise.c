@@ -46,6 +46,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 
+#include "child.h"
 #include "sup.h"
 #include "supervise.h"
 #include "ctl.h"
@@ -140,6 +141,8 @@ void set_ready(struct sup *s, const char *how)
 	sd_notify_msg(msg);
 	dbg("%s: ready after %llu ms (%s)", s->in->name,
 	    (unsigned long long)ms, how);
+	/* the kernel made root.cow under the caller's umask: 0600 again */
+	inst_tighten(s->in);
 	tell_starter(s, 1, 0, NULL);
 }
 
@@ -477,6 +480,7 @@ static void sup_teardown(struct sup *s, int rc)
 	if (!*s->st.status || !strcmp(s->st.status, "starting"))
 		snprintf(s->st.status, sizeof(s->st.status), "failed");
 	s->st.passt = 0;
+	inst_tighten(s->in);
 	inst_path(s->in, path, 0, LAST_FILE);
 	state_write(path, &s->st);
 	rm_contents(s->in->run);
@@ -549,6 +553,7 @@ int supervise(const struct inst *in, const struct conf *c, int ready_fd)
 	snprintf(prefix, sizeof(prefix), "umarmctl[%s]", in->name);
 	log_set_prefix(prefix);
 	/* root.cow, logs, sockets: the owner's alone (also under systemd) */
+	child_umask_keep();
 	umask(077);
 
 	s = sup_new(in, c, ready_fd);

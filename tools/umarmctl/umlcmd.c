@@ -15,6 +15,7 @@
 #include <unistd.h>
 #include <sys/wait.h>
 
+#include "nosetid.h"
 #include "sup.h"
 #include "child.h"
 #include "disk.h"
@@ -254,6 +255,12 @@ int spawn_uml(struct sup *s, char **argv, int cons, int exec)
 		}
 		if (shares_enter(s->in, s->c))
 			_exit(125);
+		child_umask_restore();
+		if (nosetid_install()) {
+			dprintf(2, "umarmctl: cannot install the seccomp filter that keeps set-ID bits off shared files: %s\n",
+				strerror(errno));
+			_exit(125);
+		}
 		if (chdir(s->in->state))
 			_exit(126);
 		execv(argv[0], argv);

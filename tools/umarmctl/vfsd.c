@@ -35,6 +35,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 
+#include "nosetid.h"
 #include "sup.h"
 #include "child.h"
 #include "helpers.h"
@@ -83,6 +84,12 @@ static int vfsd_spawn(struct sup *s, struct vfsd *v)
 		if (fd >= 0) {
 			dup2(fd, 1);
 			dup2(fd, 2);
+		}
+		child_umask_restore();
+		if (nosetid_install()) {
+			dprintf(2, "umarmctl: cannot install the seccomp filter that keeps set-ID bits off shared files: %s\n",
+				strerror(errno));
+			_exit(125);
 		}
 		execv(vfsd_bin(), argv);
 		dprintf(2, "umarmctl: exec %s: %s\n", vfsd_bin(),

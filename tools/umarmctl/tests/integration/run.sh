@@ -1049,6 +1049,7 @@ if want shares; then
 	expect shares.add_same_guestdir 2 u share add sh1 "$S/hot" /srv/b
 	u -o json share list sh1 >"$T/o" 2>&1
 	grep_out shares.list_json "{\"name\":\"ro\",\"host\":\"$S/ro\",\"guest\":\"/ro\",\"ro\":true,\"transport\":\"hostfs\"}" "$T/o"
+	umask 022
 	expect shares.start 0 u start sh1
 	# readable and writable both ways
 	u exec sh1 -- sh -c 'cat /mnt/a/f; echo from-guest >/mnt/a/g' >"$T/o" 2>&1
@@ -1078,6 +1079,19 @@ if want shares; then
 		grep_out shares.rename_across "mv-ok" "$T/o"
 	else
 		fail shares.rename_across "$(find "$S/a" "$S/b" | tr '\n' ' '): $(head -c 300 "$T/o")"
+	fi
+	# the guest's files get its mode less the umask umarmctl was started
+	# with (022 here), not the supervisor's 077; set-ID bits are refused
+	u exec sh1 -- sh -c 'umask 022; echo m >/mnt/a/mode; mkdir /mnt/a/dmode; echo s >/mnt/a/suid; chmod 4755 /mnt/a/suid || echo suid-refused; chmod 2755 /mnt/a/dmode || echo sgid-refused' >"$T/o" 2>&1
+	m=$(stat -c %a "$S/a/mode" "$S/a/dmode" 2>&1 | tr '\n' ' ')
+	[ "$m" = "644 755 " ] && pass shares.umask ||
+		fail shares.umask "host modes $m: $(head -c 300 "$T/o")"
+	m=$(stat -c %a "$S/a/suid" "$S/a/dmode" 2>&1 | tr '\n' ' ')
+	if [ "$m" = "644 755 " ]; then
+		grep_out shares.no_setid "suid-refused" "$T/o"
+		grep_out shares.no_setgid "sgid-refused" "$T/o"
+	else
+		fail shares.no_setid "the guest set host modes $m: $(head -c 300 "$T/o")"
 	fi
 	# hot-add to the running instance, and away again
 	echo hot >"$S/hot/h"

@@ -1,0 +1,164 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* umarmctl - manage User-Mode Linux instances
+ *
+ * nosetid.c - the programs that write host files for the guest (the UML
+ * kernel through hostfs, virtiofsd) may not set set-user-ID or
+ * set-group-ID bits on them
+ *
+ * A share's files belong to the host account that runs the instance.  A
+ * guest that could make one of them set-user-ID (chmod 4755 through
+ * hostfs or virtio-fs: the host kernel lets an owner do that) would hand
+ * every local user who can reach the share that account's identity by
+ * running the file.  The guest decides the modes, the host code only
+ * passes them on: a seccomp filter on the host syscalls that take a mode
+ * fails those carrying S_ISUID or S_ISGID with EPERM, as a nosuid mount
+ * would refuse to honour them.  The filter is inherited by everything the
+ * kernel starts (its stubs install their own on top; the strictest
+ * action wins).
+ */
+
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stddef.h>
+#include <unistd.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <linux/audit.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+
+#include "nosetid.h"
+
+#ifndef SYS_fchmodat2
+#define SYS_fchmodat2	452	/* Linux 6.6, the same on every architecture */
+#endif
+#ifndef __O_TMPFILE
+#define __O_TMPFILE	0
+#endif
+
+#if defined(__aarch64__)
+#define NOSETID_ARCH	AUDIT_ARCH_AARCH64
+#elif defined(__x86_64__)
+#define NOSETID_ARCH	AUDIT_ARCH_X86_64
+#else
+#error "nosetid.c: add this architecture's AUDIT_ARCH"
+#endif
+
+#define SETID_BITS	(S_ISUID | S_ISGID)
+#define CREATE_FLAGS	(O_CREAT | __O_TMPFILE)
+#define NO_FLAGS	-1
+/* the low 32 bits of argument @n: a mode or open flags (little endian) */
+#define ARG_LO(n)	(offsetof(struct seccomp_data, args) + 8 * (n))
+#define NOSETID_MAX	64
+
+/**
+ * struct prog - a filter being written
+ * @insn:	its instructions
+ * @len:	how many are written
+ */
+struct prog {
+	struct sock_filter insn[NOSETID_MAX];
+	unsigned int len;
+};
+
+/**
+ * emit() - append one instruction
+ * @p:		filter
+ * @code:	BPF opcode
+ * @k:		its constant
+ * @jt:		instructions to skip if true (jumps)
+ * @jf:		instructions to skip if false (jumps)
+ */
+static void emit(struct prog *p, unsigned short code, unsigned int k,
+		 unsigned char jt, unsigned char jf)
+{
+	struct sock_filter insn = { code, jt, jf, k };
+
+	p->insn[p->len++] = insn;
+}
+
+/**
+ * refuse_setid() - fail syscall @nr with EPERM when the mode it takes
+ * carries a set-ID bit
+ * @p:		filter
+ * @nr:		host syscall number
+ * @mode_arg:	which argument holds the mode
+ * @flags_arg:	which argument holds open flags (the mode counts only when
+ *		they create a file), or NO_FLAGS
+ *
+ * A block of its own, ending in the next block when it does not refuse:
+ * no jump crosses it, so blocks can be added without counting.
+ */
+static void refuse_setid(struct prog *p, unsigned int nr, int mode_arg,
+			 int flags_arg)
+{
+	int skip = flags_arg == NO_FLAGS ? 3 : 5;
+
+	emit(p, BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr),
+	     0, 0);
+	emit(p, BPF_JMP | BPF_JEQ | BPF_K, nr, 0, skip);
+	if (flags_arg != NO_FLAGS) {
+		emit(p, BPF_LD | BPF_W | BPF_ABS, ARG_LO(flags_arg), 0, 0);
+		emit(p, BPF_JMP | BPF_JSET | BPF_K, CREATE_FLAGS, 0, 3);
+	}
+	emit(p, BPF_LD | BPF_W | BPF_ABS, ARG_LO(mode_arg), 0, 0);
+	emit(p, BPF_JMP | BPF_JSET | BPF_K, SETID_BITS, 0, 1);
+	emit(p, BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM, 0, 0);
+}
+
+/**
+ * nosetid_build() - the filter: foreign ABIs refused, set-ID modes refused
+ * @p:		filter, written from the start
+ *
+ * Every host call through which the kernel's hostfs or virtiofsd can pass
+ * a mode the guest chose.  mkdir is not here: a set-group-ID directory
+ * only passes its group on, and chown(2) clears set-ID bits by itself.
+ * openat2() keeps its mode in memory a filter cannot read; neither program
+ * creates files with it (the kernel opens only directories through it).
+ */
+static void nosetid_build(struct prog *p)
+{
+	p->len = 0;
+	/* x86's int 0x80 is no ABI of the kernel's: its numbers differ */
+	emit(p, BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch),
+	     0, 0);
+	emit(p, BPF_JMP | BPF_JEQ | BPF_K, NOSETID_ARCH, 1, 0);
+	emit(p, BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ENOSYS, 0, 0);
+	refuse_setid(p, SYS_fchmod, 1, NO_FLAGS);
+	refuse_setid(p, SYS_fchmodat, 2, NO_FLAGS);
+	refuse_setid(p, SYS_fchmodat2, 2, NO_FLAGS);
+	refuse_setid(p, SYS_mknodat, 2, NO_FLAGS);
+	refuse_setid(p, SYS_openat, 3, 2);
+#ifdef SYS_chmod
+	refuse_setid(p, SYS_chmod, 1, NO_FLAGS);
+	refuse_setid(p, SYS_mknod, 1, NO_FLAGS);
+	refuse_setid(p, SYS_creat, 1, NO_FLAGS);
+	refuse_setid(p, SYS_open, 2, 1);
+#endif
+	emit(p, BPF_RET | BPF_K, SECCOMP_RET_ALLOW, 0, 0);
+}
+
+/**
+ * nosetid_install() - put the filter on this process and what it starts
+ *
+ * Call in a child between fork() and execve().  PR_SET_NO_NEW_PRIVS is
+ * what lets an unprivileged process install a filter; the UML kernel's
+ * stubs set it anyway, and neither program runs set-ID helpers.
+ *
+ * Return: 0, or negative errno
+ */
+int nosetid_install(void)
+{
+	struct prog p;
+	struct sock_fprog fprog;
+
+	nosetid_build(&p);
+	fprog.len = p.len;
+	fprog.filter = p.insn;
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) ||
+	    syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &fprog))
+		return -errno;
+	return 0;
+}
