@@ -544,7 +544,10 @@ static void mount_share(const char *dir, char *line)
 {
 	char name[64], fs[16], mode[4], guest[LINE_MAX_LEN], data[CMDLINE_MAX + 64];
 	char what[2 * LINE_MAX_LEN];
-	unsigned long flags = MS_NOSUID;
+	/* a host directory's set-ID programs or device nodes give no guest
+	 * user guest root or a device
+	 */
+	unsigned long flags = MS_NOSUID | MS_NODEV;
 	int rc;
 
 	if (sscanf(line, "%63s %15s %3s %1023s", name, fs, mode, guest) != 4) {
@@ -651,7 +654,8 @@ int main(int argc, char **argv)
 	if (cmdline_get(cmdline, "umarm.hostfs", val, sizeof(val))) {
 		if (mkdir(HOSTFS_DIR, 0755) && errno != EEXIST)
 			fail("mkdir " HOSTFS_DIR, errno);
-		if (mount("none", HOSTFS_DIR, "hostfs", 0, val)) {
+		if (mount("none", HOSTFS_DIR, "hostfs", MS_NOSUID | MS_NODEV,
+			  val)) {
 			snprintf(what, sizeof(what), "mount hostfs %s on %s",
 				 val, HOSTFS_DIR);
 			fail(what, errno);

@@ -92,7 +92,7 @@ for a in $(cat /proc/cmdline); do
 	esac
 done
 [ -n "$name" ] && hostname "$name"
-[ -n "$hfs" ] && mount -t hostfs -o "$hfs" hostfs /host
+[ -n "$hfs" ] && mount -t hostfs -o "nosuid,nodev,$hfs" hostfs /host
 if [ -n "$shares" ] && mkdir -p /tmp/.shares &&
    mount -r -t hostfs -o "$shares" hostfs /tmp/.shares; then
 	while read -r sn sfs smode sdir; do
@@ -100,9 +100,9 @@ if [ -n "$shares" ] && mkdir -p /tmp/.shares &&
 		[ "$smode" = ro ] && ro=-r
 		mkdir -p "$sdir"
 		if [ "$sfs" = virtiofs ]; then
-			mount -t virtiofs $ro "$sn" "$sdir"
+			mount -t virtiofs -o nosuid,nodev $ro "$sn" "$sdir"
 		else
-			mount -t hostfs $ro -o "$shares/$sn" hostfs "$sdir"
+			mount -t hostfs $ro -o "nosuid,nodev,$shares/$sn" hostfs "$sdir"
 		fi || echo "UMARM_SHARE_ERROR $sn on $sdir"
 	done < /tmp/.shares/table
 	umount /tmp/.shares

@@ -1137,6 +1137,11 @@ if want shares; then
 	else
 		fail shares.boot_1000 "$(head -c 300 "$T/o")"
 	fi
+	# the image mounts shares and /host nosuid,nodev: a host directory's
+	# set-ID programs or device nodes give no guest user root or a device
+	u exec sh2 -- sh -c 'grep -c " /s/[0-9]* hostfs [^ ]*nosuid,nodev" /proc/mounts; grep -c " /host hostfs [^ ]*nosuid,nodev" /proc/mounts' >"$T/o" 2>&1
+	[ "$(tr '\n' ' ' <"$T/o")" = "1000 1 " ] && pass shares.nosuid_nodev ||
+		fail shares.nosuid_nodev "$(head -c 300 "$T/o")"
 	u kill sh2 >/dev/null 2>&1
 	u rm sh2 >/dev/null 2>&1
 fi
