@@ -629,7 +629,8 @@ if want minimal-net; then
 fi
 
 # The same for the debian image (images/debian: umarm-net.service runs
-# busybox udhcpc for umarm.net=dhcp:IF before multi-user.target), when
+# busybox udhcpc for umarm.net=dhcp:IF before multi-user.target; and its
+# share and /host mounts, umarm-shares and umarm-hostfs), when
 # UMARM_DEBIAN_IMAGE names one or images/build.sh has one cached or can
 # make one (mmdebstrap from the network: minutes).
 if want debian-net; then
@@ -639,10 +640,17 @@ if want debian-net; then
 	else
 		echo "  debian image: $dimg"
 		u create dn1 --image "$dimg" --mem 256M --network passt >/dev/null 2>&1
+		mkdir -p "$T/dsh" && echo debian-share >"$T/dsh/f"
+		u share add dn1 "$T/dsh" /srv/dsh >/dev/null 2>&1
 		expect debian-net.start 0 u start dn1
 		check_lease debian-net dn1
 		u exec dn1 -- systemctl is-active umarm-net.service >"$T/o" 2>&1
 		grep_out debian-net.unit_active "^active$" "$T/o"
+		# umarm-shares and umarm-hostfs mount nosuid,nodev, as init.c
+		u exec dn1 -- sh -c 'cat /srv/dsh/f; grep -c " /srv/dsh hostfs [^ ]*nosuid,nodev" /proc/mounts; grep -c " /host hostfs [^ ]*nosuid,nodev" /proc/mounts' >"$T/o" 2>&1
+		[ "$(tr '\n' ' ' <"$T/o")" = "debian-share 1 1 " ] &&
+			pass debian-net.share_nosuid_nodev ||
+			fail debian-net.share_nosuid_nodev "$(head -c 300 "$T/o")"
 		expect debian-net.stop 0 u stop dn1
 	fi
 fi
