@@ -81,6 +81,7 @@ static int root_from_base(const struct inst *in, const char *base,
  * image_defaults() - settings that depend on what the image runs
  * @c:		configuration being created
  * @base:	base image path
+ * @mem_given:	whether --mem said how much memory
  *
  * The minimal and musl images (images/minimal/init.c) run umarm.run=PATH
  * and power off: give them a shell on the console, which is also what
@@ -89,18 +90,21 @@ static int root_from_base(const struct inst *in, const char *base,
  * The debian images run systemd, whose console has a login prompt: exec
  * uses systemd's debug shell on tty9 instead.  The debian-docker image
  * gets 1 GiB unless --mem says otherwise: dockerd and containerd take
- * about 150 MB beside systemd, and a container more.
+ * about 150 MB beside systemd, and a container more.  Which image it is
+ * comes from its label, else its name (image_kind()).
  */
 static void image_defaults(struct conf *c, const char *base, int mem_given)
 {
-	const char *b = strrchr(base, '/') ? strrchr(base, '/') + 1 : base;
+	const char *kind = image_kind(base);
 
-	if ((!strncmp(b, "minimal", 7) || !strncmp(b, "musl", 4)) &&
+	if (!kind)
+		return;
+	if ((!strcmp(kind, "minimal") || !strcmp(kind, "musl")) &&
 	    !*c->cmdline)
 		snprintf(c->cmdline, sizeof(c->cmdline), "rw umarm.run=/bin/sh");
-	if (!strncmp(b, "debian", 6))
+	if (!strncmp(kind, "debian", 6))
 		c->exec = EXEC_DEBUG_SHELL;
-	if (!strncmp(b, "debian-docker", 13) && !mem_given)
+	if (!strcmp(kind, "debian-docker") && !mem_given)
 		c->memory = DOCKER_MEMORY;
 }
 

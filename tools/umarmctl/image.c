@@ -359,6 +359,60 @@ static int image_is_ext(const char *path)
 	return rc;
 }
 
+/* The label images/build.sh gives its images (mkfs.ext4 -L umarm-RECIPE,
+ * cut to the superblock's 16 bytes), and the recipe each stands for
+ */
+#define EXT_LABEL_OFFSET	(1024 + 120)
+#define EXT_LABEL_LEN		16
+static const char *const image_labels[][2] = {
+	{ "umarm-minimal", "minimal" },
+	{ "umarm-musl", "musl" },
+	{ "umarm-debian", "debian" },
+	{ "umarm-debian-doc", "debian-docker" },
+};
+
+/**
+ * image_kind() - which of the project's images a base image file is
+ * @path:	the file
+ *
+ * What an image runs decides its defaults (create.c, image_defaults()):
+ * its file system label says it wherever the file was copied to and
+ * whatever it is called now (a minimal image renamed base1.ext4 was
+ * taken for an unknown image, got no shell and powered off at once).
+ * Images of an older build.sh or from elsewhere carry no such label: the
+ * file's name, as before ("minimal...", "debian-docker...").
+ *
+ * Return: "minimal", "musl", "debian", "debian-docker", or NULL
+ */
+const char *image_kind(const char *path)
+{
+	const char *name = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+	char label[EXT_LABEL_LEN + 1] = "";
+	unsigned int i;
+	int fd;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		if (pread(fd, label, EXT_LABEL_LEN, EXT_LABEL_OFFSET) !=
+		    EXT_LABEL_LEN)
+			label[0] = '\0';
+		label[EXT_LABEL_LEN] = '\0';
+		close(fd);
+	}
+	for (i = 0; i < sizeof(image_labels) / sizeof(image_labels[0]); i++)
+		if (!strcmp(label, image_labels[i][0]))
+			return image_labels[i][1];
+	if (!strncmp(label, "umarm-", 6))
+		return NULL;	/* another recipe of ours (alpine) */
+	if (!strncmp(name, "debian-docker", 13))
+		return "debian-docker";
+	for (i = 0; i < sizeof(image_labels) / sizeof(image_labels[0]); i++)
+		if (!strncmp(name, image_labels[i][1],
+			     strlen(image_labels[i][1])))
+			return image_labels[i][1];
+	return NULL;
+}
+
 /**
  * image_resolve() - find (or build) the base image for --image
  * @image:	NAME or FILE

@@ -9,5 +9,6 @@
 
 int image_resolve(const char *image, char *out);
 const char *image_arch(void);
+const char *image_kind(const char *path);
 
 #endif /* UMARM_IMAGE_H */

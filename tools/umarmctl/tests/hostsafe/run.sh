@@ -665,11 +665,47 @@ case_default_flavour() {
 	u rm df >/dev/null 2>&1
 }
 
+# mklabelled FILE LABEL - mkbase with an ext4 volume label (byte 1144)
+mklabelled() {
+	mkbase "$1"
+	printf '%s' "$2" | dd of="$1" bs=1 seek=1144 conv=notrunc status=none
+}
+
+# case_image_label - an image's defaults follow its label, then its name:
+# the project's minimal image copied to base1.ext4 still gets its shell
+case_image_label() {
+	mklabelled "$T/base1.ext4" umarm-minimal
+	mklabelled "$T/x.img" umarm-debian-doc
+	mklabelled "$T/debian.img" umarm-minimal
+	mkbase "$T/minimal-copy.img"
+	mkbase "$T/plain.img"
+	for n in base1.ext4:lb1 x.img:lb2 debian.img:lb3 minimal-copy.img:lb4 \
+		 plain.img:lb5; do
+		u create "${n#*:}" --image "$T/${n%%:*}" >"$T/out" 2>&1 ||
+			{ fail image_label "create ${n#*:}: $(cat "$T/out")"; return; }
+	done
+	grep -q '^cmdline = rw umarm.run=/bin/sh$' "$T/etc/instances/lb1.conf" &&
+		pass image_label.renamed_minimal ||
+		fail image_label.renamed_minimal "$(cat "$T/etc/instances/lb1.conf")"
+	grep -q '^memory = 1G$' "$T/etc/instances/lb2.conf" &&
+		grep -q '^exec = debug-shell$' "$T/etc/instances/lb2.conf" &&
+		pass image_label.docker || fail image_label.docker "$(cat "$T/etc/instances/lb2.conf")"
+	grep -q '^cmdline = rw umarm.run=/bin/sh$' "$T/etc/instances/lb3.conf" &&
+		! grep -q '^exec = ' "$T/etc/instances/lb3.conf" &&
+		pass image_label.before_name || fail image_label.before_name "$(cat "$T/etc/instances/lb3.conf")"
+	grep -q '^cmdline = rw umarm.run=/bin/sh$' "$T/etc/instances/lb4.conf" &&
+		pass image_label.name_without_label ||
+		fail image_label.name_without_label "$(cat "$T/etc/instances/lb4.conf")"
+	! grep -q '^cmdline = \|^exec = ' "$T/etc/instances/lb5.conf" &&
+		pass image_label.unknown || fail image_label.unknown "$(cat "$T/etc/instances/lb5.conf")"
+	for i in 1 2 3 4 5; do u rm "lb$i" >/dev/null 2>&1; done
+}
+
 all="disk_rm_outside image_recipe_lookup resize_quote usb_busid modes
 daemon_fds status_other_user clone_race reap_race rename_race
 logs_escapes disk_symlinks verb_help output_modes status_stopped bad_values
 term_escapes missing_state already_starting stop_starting default_flavour
-share_cli no_instance stop_booting"
+share_cli no_instance stop_booting image_label"
 # shellcheck disable=SC2048,SC2086
 for c in ${*:-$all}; do
 	"case_$(echo "$c" | tr - _)"
