@@ -299,6 +299,76 @@ static int disk_resize(struct ctx *x, int argc, char **argv)
 }
 
 /**
+ * disk_list_json() - one disk of "disk list -o json" as an object
+ * @c:		configuration
+ * @i:		the disk
+ * @path:	its file, absolute
+ * @st:		its stat(), NULL if it failed: "bytes" is null, unknown
+ *
+ * "bytes" is what the file takes on the host, as in the table; "base"
+ * the image an overlay is over, null for a plain image.
+ */
+static void disk_list_json(const struct conf *c, int i, const char *path,
+			   const struct stat *st)
+{
+	printf("{\"disk\":%d,\"device\":\"/dev/ubd%c\",\"bytes\":", i,
+	       'a' + i);
+	if (st)
+		printf("%lld", (long long)st->st_blocks * 512);
+	else
+		printf("null");
+	printf(",\"file\":");
+	json_str(path);
+	printf(",\"base\":");
+	if (*c->disk[i].base)
+		json_str(c->disk[i].base);
+	else
+		printf("null");
+	putchar('}');
+}
+
+/**
+ * disk_list() - umarmctl disk list NAME [-o json]
+ * @x:		global options
+ * @name:	instance
+ *
+ * Return: exit code
+ */
+static int disk_list(struct ctx *x, const char *name)
+{
+	struct inst in;
+	struct conf c;
+	int rc = inst_open(x, name, &in, &c), i, n = 0;
+
+	if (rc)
+		return rc;
+	if (x->json)
+		putchar('[');
+	for (i = 0; i < CONF_MAX_DISKS; i++) {
+		char p[PATH_LEN];
+		struct stat st;
+		int unknown;
+
+		if (!c.disk[i].set)
+			continue;
+		disk_abs(&in, c.disk[i].file, p);
+		unknown = stat(p, &st);
+		if (x->json) {
+			if (n++)
+				putchar(',');
+			disk_list_json(&c, i, p, unknown ? NULL : &st);
+			continue;
+		}
+		printf("disk%-2d /dev/ubd%c %12lld %s%s%s\n", i, 'a' + i,
+		       unknown ? 0LL : (long long)st.st_blocks * 512, p,
+		       *c.disk[i].base ? " over " : "", c.disk[i].base);
+	}
+	if (x->json)
+		printf("]\n");
+	return 0;
+}
+
+/**
  * cmd_disk() - umarmctl disk add|rm|resize|list ...
  * @x:		global options
  * @argc:	arguments after the verb
@@ -315,28 +385,8 @@ int cmd_disk(struct ctx *x, int argc, char **argv)
 		return disk_rm(x, argc - 1, argv + 1);
 	if (argc >= 1 && !strcmp(argv[0], "resize"))
 		return disk_resize(x, argc - 1, argv + 1);
-	if (argc == 2 && !strcmp(argv[0], "list")) {
-		struct inst in;
-		struct conf c;
-		int rc = inst_open(x, argv[1], &in, &c), i;
-
-		if (rc)
-			return rc;
-		for (i = 0; i < CONF_MAX_DISKS; i++) {
-			char p[PATH_LEN];
-			struct stat st;
-
-			if (!c.disk[i].set)
-				continue;
-			disk_abs(&in, c.disk[i].file, p);
-			printf("disk%-2d /dev/ubd%c %12lld %s%s%s\n", i,
-			       'a' + i, stat(p, &st) ? 0LL :
-			       (long long)st.st_blocks * 512, p,
-			       *c.disk[i].base ? " over " : "",
-			       c.disk[i].base);
-		}
-		return 0;
-	}
+	if (argc == 2 && !strcmp(argv[0], "list"))
+		return disk_list(x, argv[1]);
 	err("usage: umarmctl disk add NAME SIZE | disk rm NAME N | disk resize NAME N SIZE | disk list NAME");
 	return EX_USAGE;
 }

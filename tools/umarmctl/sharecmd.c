@@ -23,6 +23,7 @@
 #include <sys/stat.h>
 
 #include "cmd.h"
+#include "confjson.h"
 #include "ctl.h"
 #include "host.h"
 #include "lock.h"
@@ -357,15 +358,9 @@ static int share_list(struct ctx *x, int argc, char **argv)
 		const struct conf_share *sh = &c->share[i];
 
 		if (x->json) {
-			printf("%s{\"name\":", i ? "," : "");
-			json_str(conf_str(c, sh->name));
-			printf(",\"host\":");
-			json_str(conf_str(c, sh->host));
-			printf(",\"guest\":");
-			json_str(conf_str(c, sh->guest));
-			printf(",\"ro\":%s,\"transport\":\"%s\"}",
-			       sh->ro ? "true" : "false",
-			       conf_share_fs_name(sh->fs));
+			if (i)
+				putchar(',');
+			conf_share_json(c, i);
 		} else {
 			printf("%-16s %-9s %-3s %-24s %s\n",
 			       conf_str(c, sh->name),

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "cmd.h"
+#include "confjson.h"
 #include "disk.h"
 #include "host.h"
 #include "lock.h"
@@ -437,6 +438,8 @@ int cmd_status(struct ctx *x, int argc, char **argv)
  * @argc:	arguments after the verb
  * @argv:	arguments
  *
+ * In the file's syntax, or with -o json as one object (confjson.c).
+ *
  * Return: exit code
  */
 int cmd_config(struct ctx *x, int argc, char **argv)
@@ -452,6 +455,10 @@ int cmd_config(struct ctx *x, int argc, char **argv)
 	rc = inst_open(x, argv[0], &in, &c);
 	if (rc)
 		return rc;
+	if (x->json) {
+		conf_json(&c, in.name, in.conf, conf_flavour(&c));
+		return 0;
+	}
 	if (conf_format(&c, buf, sizeof(buf)) < 0)
 		return EX_FAIL;
 	/* a file anybody with access may have written: on a terminal,
@@ -465,33 +472,71 @@ int cmd_config(struct ctx *x, int argc, char **argv)
 }
 
 /**
+ * check_instance() - can this host start the instance?
+ * @x:		global options
+ * @name:	its name
+ * @fails:	failed checks, incremented for each of the instance's
+ *
+ * Its failures are messages on stderr; the verdict is a line of the report,
+ * or with -o json the "instance" member.
+ *
+ * Return: 0, or an exit code if it cannot be opened
+ */
+static int check_instance(struct ctx *x, const char *name, int *fails)
+{
+	char k[PATH_LEN];
+	struct inst in;
+	struct conf c;
+	int rc = inst_open(x, name, &in, &c);
+
+	if (rc) {
+		if (x->json)
+			printf(",\"instance\":null");
+		return rc;
+	}
+	*fails += !!flavour_check(in.name, c.flavour);
+	*fails += !!kernel_check(in.name, &c, k);
+	*fails += !!disk_check(&in, &c, 1);
+	if (x->json) {
+		printf(",\"instance\":{\"name\":");
+		json_str(in.name);
+		printf(",\"can_start\":%s}", *fails ? "false" : "true");
+	} else {
+		printf("%-5s %-22s %s\n", *fails ? "FAIL" : "ok", in.name,
+		       *fails ? "cannot start (see above)" : "can start");
+	}
+	return 0;
+}
+
+/**
  * cmd_check() - umarmctl check [NAME]: can this host run (this) instance?
  * @x:		global options
  * @argc:	arguments after the verb
  * @argv:	arguments
  *
+ * With -o json, one object: "checks", the report's lines as objects
+ * (host_check_json()), "instance" (null without NAME) and "ok".
+ *
  * Return: 0 if everything needed is there, EX_HOST otherwise
  */
 int cmd_check(struct ctx *x, int argc, char **argv)
 {
-	int fails = host_check(1);
-	char k[PATH_LEN];
+	int fails, rc = 0;
 
-	if (argc >= 1) {
-		struct inst in;
-		struct conf c;
-		int rc = inst_open(x, argv[0], &in, &c);
-
-		if (rc)
-			return rc;
-		if (flavour_check(in.name, c.flavour))
-			fails++;
-		if (kernel_check(in.name, &c, k))
-			fails++;
-		if (disk_check(&in, &c, 1))
-			fails++;
-		printf("%-5s %-22s %s\n", fails ? "FAIL" : "ok", in.name,
-		       fails ? "cannot start (see above)" : "can start");
+	if (argc > 1)
+		return usage_error("check");
+	if (x->json) {
+		host_check_json();
+		printf("{\"checks\":[");
 	}
-	return fails ? EX_HOST : 0;
+	fails = host_check(1);
+	if (x->json)
+		printf("]");
+	if (argc)
+		rc = check_instance(x, argv[0], &fails);
+	else if (x->json)
+		printf(",\"instance\":null");
+	if (x->json)
+		printf(",\"ok\":%s}\n", fails || rc ? "false" : "true");
+	return rc ? rc : fails ? EX_HOST : 0;
 }

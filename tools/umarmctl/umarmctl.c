@@ -79,6 +79,30 @@ static int global_opt(struct ctx *x, int argc, char **argv, int *i,
 }
 
 /**
+ * json_refused() - refuse -o json for what prints no JSON, not ignore it
+ * @v:		the verb
+ * @argc:	arguments after the verb
+ * @argv:	arguments
+ *
+ * A script that asks for JSON must not be handed a table to parse.
+ *
+ * Return: 1 if refused (message printed), 0 if the verb prints JSON
+ */
+static int json_refused(const struct verb *v, int argc, char **argv)
+{
+	const char *name = v->alias_of ? v->alias_of : v->name;
+
+	if (v->json == JSON_ALL ||
+	    (v->json == JSON_LIST && argc && !strcmp(argv[0], "list")))
+		return 0;
+	if (v->json == JSON_LIST)
+		err("-o json: only '%s list' prints JSON; drop -o json", name);
+	else
+		err("-o json: '%s' has no JSON output; drop -o json", name);
+	return 1;
+}
+
+/**
  * main() - parse global options, pick the scope, run the verb
  * @argc:	argument count
  * @argv:	arguments
@@ -136,6 +160,8 @@ int main(int argc, char **argv)
 		verb_usage(stdout, args[0], "Usage:");
 		return EX_OK;
 	}
+	if (x.json && json_refused(v, n - 1, args + 1))
+		return EX_USAGE;
 	if (scope_init(&x.sc, user))
 		return EX_FAIL;
 	return v->fn(&x, n - 1, args + 1);

@@ -449,6 +449,43 @@ case_output_modes() {
 	u rm om >/dev/null 2>&1
 }
 
+# case_json_forms - -o json gives JSON (escaped, null for unset) for config,
+# check, disk list and usb list, and is refused where there is none
+case_json_forms() {
+	mkinst jf || { fail json-forms "create failed"; return; }
+	esc=$(printf '\033]0;pwned\007')
+	sed -i "s|^image = .*|image = x${esc}y|" "$T/etc/instances/jf.conf"
+	want json.config 0 "$T/out" '^\{"name":"jf","file":"[^"]*/jf\.conf","image":"x\\u001b\]0;pwned\\u0007y","flavour":"[0-9]+k","memory":[0-9]+,"cpus":[0-9]+,"kernel":null,"disks":\[\{"disk":0,"device":"/dev/ubda","file":"[^"]*","base":' u config jf -o json
+	want json.config_shares 0 "$T/out" '"exec":"[a-z-]+","shares":\[\]\}$' u config jf --output=json
+	head -c 4096 /dev/urandom >"$T/lib/umarm/jf/root.cow"
+	want json.disk_list 0 "$T/out" '^\[\{"disk":0,"device":"/dev/ubda","bytes":[1-9][0-9]*,"file":"[^"]*/root\.cow","base":"[^"]*/base\.img"\}\]$' u disk list jf -o json
+	echo 'disk1 = gone.img' >>"$T/etc/instances/jf.conf"
+	want json.disk_unknown 0 "$T/out" '\{"disk":1,"device":"/dev/ubdb","bytes":null,"file":"[^"]*/gone\.img","base":null\}\]$' u -o json disk list jf
+	# shellcheck disable=SC2016 # sh -c expands them
+	want json.check 0 "$T/out" '^\{"checks":\[\{"level":"(ok|FAIL|warn|info)","check":"[^"]+","found":".*\],"instance":null,"ok":(true|false)\}$' sh -c '"$0" --no-systemd check -o json; true' "$UMARMCTL"
+	# shellcheck disable=SC2016 # sh -c expands them
+	want json.check_inst 0 "$T/out" '"instance":\{"name":"jf","can_start":(true|false)\},"ok":' sh -c '"$0" --no-systemd check jf -o json 2>/dev/null; true' "$UMARMCTL"
+	d=$T/sys/bus/usb/devices/1-2
+	mkdir -p "$d" "$T/sys/bus/usb/devices/usb1"
+	echo 1d6b >"$d/idVendor"
+	echo 0104 >"$d/idProduct"
+	printf 'Key%sboard\n' "$esc" >"$d/product"
+	want json.usb_list 0 "$T/out" '^\[\{"busid":"1-2","vendor":"1d6b","product_id":"0104","state":"host","manufacturer":null,"product":"Key\\u001b\]0;pwned\\u0007board"\}\]$' env UMARM_SYSFS="$T/sys" "$UMARMCTL" usb list -o json
+	env UMARM_SYSFS="$T/sys" "$UMARMCTL" usb list >"$T/out" 2>&1
+	if grep -q "$(printf '\033')" "$T/out" ||
+	   ! grep -q '^1-2 .*Key\\x1b\]0;pwned\\x07board' "$T/out"; then
+		fail json.usb_table_escaped "$(od -c "$T/out" | head -5)"
+	else
+		pass json.usb_table_escaped
+	fi
+	want json.refused 2 "$T/out" "^umarmctl: error: -o json: 'start' has no JSON output; drop -o json" u -o json start jf
+	want json.refused_sub 2 "$T/out" "only 'disk list' prints JSON" u disk add jf 1M -o json
+	want json.refused_alias 2 "$T/out" "'stop' has no JSON output" u poweroff jf --json
+	[ ! -e "$T/lib/umarm/jf/disk2.img" ] && pass json.refused_nothing_done ||
+		fail json.refused_nothing_done "disk add ran with -o json"
+	u rm jf >/dev/null 2>&1
+}
+
 # case_status_stopped - status of a stopped instance exits 3
 case_status_stopped() {
 	mkinst ss || { fail status-stopped "create failed"; return; }
@@ -669,7 +706,7 @@ all="disk_rm_outside image_recipe_lookup resize_quote usb_busid modes
 daemon_fds status_other_user clone_race reap_race rename_race
 logs_escapes disk_symlinks verb_help output_modes status_stopped bad_values
 term_escapes missing_state already_starting stop_starting default_flavour
-share_cli no_instance stop_booting"
+share_cli no_instance stop_booting json_forms"
 # shellcheck disable=SC2048,SC2086
 for c in ${*:-$all}; do
 	"case_$(echo "$c" | tr - _)"
