@@ -405,6 +405,21 @@ case_verb_help() {
 	want help.shell_nocmd 255 "$T/out" 'usage: +umarmctl shell NAME' u shell x --
 }
 
+# case_guest_cmdline - the command line exec, shell and mconsole pass on is
+# not searched for global options, nor is the value of a verb's option
+case_guest_cmdline() {
+	mkinst gc || { fail guest-cmdline "create failed"; return; }
+	want guest_cmd.exec_help 255 "$T/out" "^umarmctl: error: nx: no such instance" u exec nx ls --help
+	want guest_cmd.exec_output 255 "$T/out" "nx: no such instance" u exec nx ls -o yaml
+	want guest_cmd.exec_timeout 255 "$T/out" "nx: no such instance" u exec nx --timeout 5 ls -v -o yaml
+	want guest_cmd.shell 255 "$T/out" "nx: no such instance" u shell nx ls -o yaml
+	want guest_cmd.mconsole 3 "$T/out" "nx: no such instance" u mconsole nx log -o yaml
+	want guest_cmd.before_cmd 2 "$T/out" "'yaml' is not an output mode" u exec nx -o yaml ls
+	# shellcheck disable=SC2016 # sh -c expands them
+	want guest_cmd.cmdline 0 "$T/out" "^cmdline = -v$" sh -c '"$0" --no-systemd create gv --image "$1" --cmdline -v >/dev/null 2>&1 && "$0" --no-systemd config gv' "$UMARMCTL" "$T/base.img"
+	u rm gc gv >/dev/null 2>&1
+}
+
 # case_share_cli - share add/rm/list refuse bad input, naming the fix;
 # a stopped instance's share is saved for the next start
 case_share_cli() {
@@ -706,7 +721,8 @@ all="disk_rm_outside image_recipe_lookup resize_quote usb_busid modes
 daemon_fds status_other_user clone_race reap_race rename_race
 logs_escapes disk_symlinks verb_help output_modes status_stopped bad_values
 term_escapes missing_state already_starting stop_starting default_flavour
-share_cli no_instance stop_booting json_forms"
+share_cli no_instance stop_booting json_forms
+guest_cmdline"
 # shellcheck disable=SC2048,SC2086
 for c in ${*:-$all}; do
 	"case_$(echo "$c" | tr - _)"

@@ -204,6 +204,10 @@ if want basic; then
 	cmp -s "$T/blob" "$T/blob.out" && pass exec.binary_exact || fail exec.binary_exact "output differs ($(wc -c <"$T/blob.out") bytes)"
 	u exec a1 -- sh -c 'printf "%s|" "$@"' x 'a b' "it's" '$HOME' >"$T/o"
 	[ "$(cat "$T/o")" = "a b|it's|\$HOME|" ] && pass exec.quoting || fail exec.quoting "$(cat "$T/o")"
+	# after the command word, every word is the guest's: no global option
+	u exec a1 printf '%s|' -v -q --help -o yaml -- x >"$T/o" 2>&1
+	[ "$(cat "$T/o")" = "-v|-q|--help|-o|yaml|--|x|" ] && pass exec.guest_options ||
+		fail exec.guest_options "$(head -c 300 "$T/o")"
 	expect exec.notfound 127 u exec a1 -- /no/such/command
 	u exec a1 -- sh -c 'exit 0' & u exec a1 -- sh -c 'exit 3' & u exec a1 -- sh -c 'exit 5'
 	r3=$?; wait
