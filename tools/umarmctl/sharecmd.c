@@ -55,7 +55,7 @@ struct share_args {
  * @argv:	arguments
  * @a:		parsed
  *
- * Return: 0, or -EINVAL
+ * Return: 0, or EX_USAGE (the usage, or what is wrong with a value, printed)
  */
 static int add_args(int argc, char **argv, struct share_args *a)
 {
@@ -71,19 +71,22 @@ static int add_args(int argc, char **argv, struct share_args *a)
 		} else if (!strcmp(argv[i], "--name") && v) {
 			a->name = argv[++i];
 		} else if (!strcmp(argv[i], "--transport") && v) {
-			if (!strcmp(v, "virtiofs"))
+			if (!strcmp(v, "virtiofs")) {
 				a->fs = SHARE_VIRTIOFS;
-			else if (strcmp(v, "hostfs"))
-				return -EINVAL;
+			} else if (strcmp(v, "hostfs")) {
+				err("--transport: '%s' is not a transport: use hostfs or virtiofs",
+				    v);
+				return EX_USAGE;
+			}
 			i++;
 		} else if (argv[i][0] == '-' || npos == 3) {
-			return -EINVAL;
+			return usage_error("share");
 		} else {
 			pos[npos++] = argv[i];
 		}
 	}
 	if (npos < 2)
-		return -EINVAL;
+		return usage_error("share");
 	a->inst = pos[0];
 	a->host = pos[1];
 	a->guest = pos[2];
@@ -198,10 +201,10 @@ static int share_add(struct ctx *x, int argc, char **argv)
 
 	if (!c)
 		return EX_FAIL;
-	if (add_args(argc, argv, &a)) {
-		usage_error("share");
+	rc = add_args(argc, argv, &a);
+	if (rc) {
 		free(c);
-		return EX_USAGE;
+		return rc;
 	}
 	rc = inst_open(x, a.inst, &in, c);
 	if (!rc)

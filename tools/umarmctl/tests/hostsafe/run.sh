@@ -438,6 +438,10 @@ case_share_cli() {
 	want share.conf 0 "$T/out" "^share = sd $T/sd /mnt/sd ro$" u config sc
 	want share.rm 0 "$T/out" "sd removed" u share rm sc /mnt/sd
 	want share.rm_unknown 2 "$T/out" "no share 'sd' \\('umarmctl share list sc'\\)" u share rm sc sd
+	sum=$(md5sum <"$T/etc/instances/sc.conf")
+	want share.transport_bad 2 "$T/out" "^umarmctl: error: --transport: 'nfs' is not a transport: use hostfs or virtiofs$" u share add sc "$T/sd" --transport nfs
+	[ "$(md5sum <"$T/etc/instances/sc.conf")" = "$sum" ] && pass share.transport_bad_unchanged ||
+		fail share.transport_bad_unchanged "the configuration changed"
 	want share.virtiofs_missing 6 "$T/out" "virtiofsd.*is missing: apt install virtiofsd" env UMARM_VIRTIOFSD="$T/no-virtiofsd" "$UMARMCTL" share add sc "$T/sd" /v --transport virtiofs
 	u rm sc >/dev/null 2>&1
 }
