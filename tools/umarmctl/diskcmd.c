@@ -54,6 +54,19 @@ static int mc_running(const struct inst *in, const char *cmd, char *out,
 }
 
 /**
+ * disk_number_error() - a disk number that is not one: say which it was
+ * @s:		what was given
+ *
+ * Return: EX_USAGE
+ */
+static int disk_number_error(const char *s)
+{
+	err("N: '%s' is not a disk number: 0 to %d, as 'disk list' shows them (diskN)",
+	    s, CONF_MAX_DISKS - 1);
+	return EX_USAGE;
+}
+
+/**
  * disk_add() - umarmctl disk add NAME SIZE [--file FILE]
  * @x:		global options
  * @argc:	arguments after "add"
@@ -70,8 +83,11 @@ static int disk_add(struct ctx *x, int argc, char **argv)
 	uint64_t size;
 	int rc, lock, n;
 
-	if (argc != 2 || parse_size(argv[1], &size) || size < 1048576) {
-		err("usage: umarmctl disk add NAME SIZE (e.g. 1G)");
+	if (argc != 2)
+		return usage_error("disk");
+	if (parse_size(argv[1], &size) || size < 1048576) {
+		err("SIZE: '%s' is not a size of at least 1M (e.g. 1G)",
+		    argv[1]);
 		return EX_USAGE;
 	}
 	rc = inst_open(x, argv[0], &in, &c);
@@ -165,10 +181,10 @@ static int disk_rm(struct ctx *x, int argc, char **argv)
 	struct conf c;
 	int rc, lock, keep = argc == 3 && !strcmp(argv[2], "--keep");
 
-	if ((argc != 2 && !keep) || parse_uint(argv[1], CONF_MAX_DISKS - 1, &n)) {
-		err("usage: umarmctl disk rm NAME N [--keep]");
-		return EX_USAGE;
-	}
+	if (argc != 2 && !keep)
+		return usage_error("disk");
+	if (parse_uint(argv[1], CONF_MAX_DISKS - 1, &n))
+		return disk_number_error(argv[1]);
 	if (!n) {
 		err("disk0 is the root disk; it cannot be removed");
 		return EX_USAGE;
@@ -254,9 +270,12 @@ static int disk_resize(struct ctx *x, int argc, char **argv)
 	uint64_t size;
 	int rc, lock, run;
 
-	if (argc != 3 || parse_uint(argv[1], CONF_MAX_DISKS - 1, &n) ||
-	    parse_size(argv[2], &size)) {
-		err("usage: umarmctl disk resize NAME N SIZE");
+	if (argc != 3)
+		return usage_error("disk");
+	if (parse_uint(argv[1], CONF_MAX_DISKS - 1, &n))
+		return disk_number_error(argv[1]);
+	if (parse_size(argv[2], &size)) {
+		err("SIZE: '%s' is not a size (e.g. 8G)", argv[2]);
 		return EX_USAGE;
 	}
 	rc = inst_open(x, argv[0], &in, &c);
@@ -387,8 +406,7 @@ int cmd_disk(struct ctx *x, int argc, char **argv)
 		return disk_resize(x, argc - 1, argv + 1);
 	if (argc == 2 && !strcmp(argv[0], "list"))
 		return disk_list(x, argv[1]);
-	err("usage: umarmctl disk add NAME SIZE | disk rm NAME N | disk resize NAME N SIZE | disk list NAME");
-	return EX_USAGE;
+	return usage_error("disk");
 }
 
 /**
@@ -420,8 +438,11 @@ int cmd_port_forward(struct ctx *x, int argc, char **argv)
 			       c.port[i].host, c.port[i].guest);
 		return 0;
 	}
-	if ((argc != 2 && !rm) || conf_port_parse(argv[1], &p)) {
-		err("usage: umarmctl port-forward NAME [tcp:|udp:][ADDR:]HOST:GUEST [--remove]");
+	if (argc != 2 && !rm)
+		return usage_error("port-forward");
+	if (conf_port_parse(argv[1], &p)) {
+		err("'%s' is not a port forward: [tcp:|udp:][ADDR:]HOST:GUEST, e.g. 8080:80",
+		    argv[1]);
 		return EX_USAGE;
 	}
 	rc = inst_open(x, argv[0], &in, &c);

@@ -422,6 +422,5 @@ int cmd_usb(struct ctx *x, int argc, char **argv)
 		return usb_attach(x, argv[1], argv[2]);
 	if (argc == 3 && !strcmp(argv[0], "detach"))
 		return usb_detach(x, argv[1], argv[2]);
-	err("usage: umarmctl usb list | usb attach NAME BUSID | usb detach NAME BUSID");
-	return EX_USAGE;
+	return usage_error("usb");
 }

@@ -420,6 +420,22 @@ case_guest_cmdline() {
 	u rm gc gv >/dev/null 2>&1
 }
 
+# case_usage_form - disk, net, port-forward and usb print their usage as
+# every verb does, and name a bad value rather than print the usage
+case_usage_form() {
+	for v in "net" "net add" "net rm" "net list" "disk" "disk add x" \
+		 "port-forward" "usb bogus"; do
+		# shellcheck disable=SC2086
+		want "usage_form.$(echo "$v" | tr ' ' _)" 2 "$T/out" "^usage: +umarmctl ${v%% *}" u $v
+	done
+	want usage_form.net_port 2 "$T/out" "^umarmctl: error: --port: 'bogus' is not a port forward" u net add x --port bogus
+	want usage_form.net_rm_if 2 "$T/out" "^umarmctl: error: 'eth0' is not an interface: netN" u net rm x eth0
+	want usage_form.disk_size 2 "$T/out" "^umarmctl: error: SIZE: '1X' is not a size of at least 1M" u disk add x 1X
+	want usage_form.disk_n 2 "$T/out" "^umarmctl: error: N: '99' is not a disk number: 0 to 15" u disk rm x 99
+	want usage_form.resize_size 2 "$T/out" "^umarmctl: error: SIZE: 'z' is not a size" u disk resize x 1 z
+	want usage_form.port_spec 2 "$T/out" "^umarmctl: error: 'bad' is not a port forward" u port-forward x bad
+}
+
 # case_share_cli - share add/rm/list refuse bad input, naming the fix;
 # a stopped instance's share is saved for the next start
 case_share_cli() {
@@ -726,7 +742,7 @@ daemon_fds status_other_user clone_race reap_race rename_race
 logs_escapes disk_symlinks verb_help output_modes status_stopped bad_values
 term_escapes missing_state already_starting stop_starting default_flavour
 share_cli no_instance stop_booting json_forms
-guest_cmdline"
+guest_cmdline usage_form"
 # shellcheck disable=SC2048,SC2086
 for c in ${*:-$all}; do
 	"case_$(echo "$c" | tr - _)"
