@@ -28,6 +28,7 @@
 #include "host.h"
 #include "lock.h"
 #include "log.h"
+#include "sysacct.h"
 #include "text.h"
 #include "util.h"
 
@@ -153,6 +154,47 @@ static int guest_mount(const struct inst *in, const struct conf *c, int i,
 }
 
 /**
+ * unreadable() - say that a host directory cannot be shared, and the fix
+ * @in:		instance
+ * @host:	host directory
+ * @who:	the account that runs the instance, NULL for the caller
+ * @rc:		negative errno
+ *
+ * Return: -EACCES
+ */
+static int unreadable(const struct inst *in, const char *host,
+		      const char *who, int rc)
+{
+	if (who)
+		err("%s: %s: the account %s, which runs system instances, cannot read it (%s): give it read and search permission (e.g. setfacl -m u:%s:rx on it and search permission on its parents), or share another directory",
+		    in->name, host, who, strerror(-rc), who);
+	else
+		err("%s: %s: you cannot read it (%s), and the instance runs as you: share a directory you can read and search, or get read and search permission on it",
+		    in->name, host, strerror(-rc));
+	return -EACCES;
+}
+
+/**
+ * readable_check() - refuse a directory the instance could not read
+ * @in:		instance
+ * @host:	host directory, resolved
+ *
+ * Its kernel or virtiofsd reads the directory with the credentials of
+ * whoever runs the instance: the caller, or the system instances'
+ * account (sysacct_dir_access()).  Without read and search permission the
+ * guest's mount would fail, or its files would, later and far from here.
+ *
+ * Return: 0, or -EACCES (message printed)
+ */
+static int readable_check(const struct inst *in, const char *host)
+{
+	const char *who;
+	int rc = sysacct_dir_access(in, host, &who);
+
+	return rc ? unreadable(in, host, who, rc) : 0;
+}
+
+/**
  * add_check() - refuse what cannot work, before the file changes
  * @in:		instance
  * @a:		arguments
@@ -167,8 +209,12 @@ static int add_check(const struct inst *in, const struct share_args *a,
 	struct stat st;
 
 	if (!realpath(a->host, host) || stat(host, &st)) {
-		err("%s: %s: %s: create the directory first", in->name,
-		    a->host, strerror(errno));
+		if (errno == EACCES && in->sc->user) {
+			unreadable(in, a->host, NULL, -errno);
+			return EX_USAGE;
+		}
+		err("%s: %s: %s%s", in->name, a->host, strerror(errno),
+		    errno == ENOENT ? ": create the directory first" : "");
 		return EX_USAGE;
 	}
 	if (!S_ISDIR(st.st_mode)) {
@@ -176,6 +222,8 @@ static int add_check(const struct inst *in, const struct share_args *a,
 		    a->host);
 		return EX_USAGE;
 	}
+	if (readable_check(in, host))
+		return EX_USAGE;
 	if (a->fs == SHARE_VIRTIOFS)
 		return vfsd_usable(in->name, c);
 	return 0;

@@ -436,6 +436,41 @@ case_usage_form() {
 	want usage_form.port_spec 2 "$T/out" "^umarmctl: error: 'bad' is not a port forward" u port-forward x bad
 }
 
+# case_share_access - share add refuses a directory that whoever runs the
+# instance cannot read: the system account (as root), or the caller
+case_share_access() {
+	[ "$(id -u)" = 0 ] || { skip share-access "needs root (to be the system account and an ordinary user)"; return; }
+	getent passwd nobody >/dev/null || { skip share-access "no account nobody"; return; }
+	mkinst sa || { fail share-access "create failed"; return; }
+	mkdir -p "$T/private/d" "$T/open"
+	chmod 700 "$T/private"
+	chmod 755 "$T/open"
+	sum=$(md5sum <"$T/etc/instances/sa.conf")
+	want share_access.system 2 "$T/out" "sa: $T/private/d: the account nobody, which runs system instances, cannot read it \\(Permission denied\\): give it read and search permission" env UMARM_SYSTEM_ACCOUNT=nobody "$UMARMCTL" --no-systemd share add sa "$T/private/d"
+	[ "$(md5sum <"$T/etc/instances/sa.conf")" = "$sum" ] && pass share_access.unchanged ||
+		fail share_access.unchanged "the configuration changed"
+	want share_access.system_ok 0 "$T/out" "open: $T/open on /mnt/open" env UMARM_SYSTEM_ACCOUNT=nobody "$UMARMCTL" --no-systemd share add sa "$T/open"
+	want share_access.no_account 0 "$T/out" "d: $T/private/d on /mnt/d" env UMARM_SYSTEM_ACCOUNT=no-such-account "$UMARMCTL" --no-systemd share add sa "$T/private/d"
+	# an ordinary user's own instance: the caller's permissions
+	mkdir -p "$T/nb"
+	chown nobody "$T/nb"
+	cp "$T/base.img" "$T/nb/base.img"
+	chmod 644 "$T/nb/base.img"
+	nb() {
+		setpriv --reuid=nobody --regid="$(id -g nobody)" --clear-groups \
+			env HOME="$T/nb" UMARM_CONFIG_DIR="$T/nb/etc" \
+			UMARM_STATE_DIR="$T/nb/lib" UMARM_RUNTIME_DIR="$T/nb/run" \
+			"$UMARMCTL" --no-systemd --user "$@"
+	}
+	nb create un --image "$T/nb/base.img" >"$T/out" 2>&1 ||
+		{ fail share_access.user "create as nobody failed: $(cat "$T/out")"; return; }
+	want share_access.user 2 "$T/out" "un: $T/private/d: you cannot read it \\(Permission denied\\), and the instance runs as you" nb share add un "$T/private/d"
+	want share_access.user_top 2 "$T/out" "un: $T/private: you cannot read it \\(Permission denied\\)" nb share add un "$T/private"
+	want share_access.user_ok 0 "$T/out" "open: $T/open on /mnt/open" nb share add un "$T/open"
+	nb rm un >/dev/null 2>&1
+	u rm sa >/dev/null 2>&1
+}
+
 # case_share_cli - share add/rm/list refuse bad input, naming the fix;
 # a stopped instance's share is saved for the next start
 case_share_cli() {
@@ -742,7 +777,7 @@ daemon_fds status_other_user clone_race reap_race rename_race
 logs_escapes disk_symlinks verb_help output_modes status_stopped bad_values
 term_escapes missing_state already_starting stop_starting default_flavour
 share_cli no_instance stop_booting json_forms
-guest_cmdline usage_form"
+guest_cmdline usage_form share_access"
 # shellcheck disable=SC2048,SC2086
 for c in ${*:-$all}; do
 	"case_$(echo "$c" | tr - _)"
