@@ -120,11 +120,70 @@ static void derive_name(const struct conf *c, const char *host, char *buf)
 }
 
 /**
+ * mount_line() - the guest's shell command that mounts a share
+ * @c:		configuration
+ * @i:		the share
+ * @guest:	its guest directory, quoted (sh_quote())
+ * @line:	the command
+ * @len:	size of @line
+ *
+ * nosuid,nodev: a host directory may hold setuid-root binaries or device
+ * nodes, and they must not give a guest user guest root or devices (the
+ * minimal image's init mounts shares MS_NOSUID too).
+ *
+ * hostfs takes the host path as its mount data.  busybox mount passes
+ * the -o words it does not know as mount(2)'s data, which hostfs takes as
+ * that path ("-o nosuid,nodev,/shares/NAME").  util-linux's mount uses
+ * fsconfig(2) on new kernels, which hands hostfs each word as a parameter:
+ * a bare path is refused there, "hostfs=/shares/NAME" is the parameter
+ * (see the Debian image's umarm-hostfs).  So busybox mount where the
+ * guest has it, as the boot-time scripts do, else mount with hostfs=.
+ *
+ * Return: 0, or -ENAMETOOLONG
+ */
+static int mount_line(const struct conf *c, int i, const char *guest,
+		      char *line, size_t len)
+{
+	const struct conf_share *sh = &c->share[i];
+	char opts[64 + CONF_SHARE_NAME_MAX], qbb[4 * sizeof(opts)];
+	char qum[4 * sizeof(opts)], tag[4 * CONF_SHARE_NAME_MAX + 8];
+	const char *name = conf_str(c, sh->name);
+	int n;
+
+	if (sh->fs == SHARE_VIRTIOFS) {
+		if (sh_quote(name, tag, sizeof(tag)))
+			return -ENAMETOOLONG;
+		n = snprintf(line, len,
+			     "mkdir -p %s && mount -t virtiofs -o %s %s %s",
+			     guest, sh->ro ? "nosuid,nodev,ro" : "nosuid,nodev",
+			     tag, guest);
+		return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
+	}
+	snprintf(opts, sizeof(opts), "nosuid,nodev,/%s/%s", SHARES_DIR, name);
+	if (sh_quote(opts, qbb, sizeof(qbb)))
+		return -ENAMETOOLONG;
+	snprintf(opts, sizeof(opts), "nosuid,nodev,hostfs=/%s/%s", SHARES_DIR,
+		 name);
+	if (sh_quote(opts, qum, sizeof(qum)))
+		return -ENAMETOOLONG;
+	n = snprintf(line, len,
+		     "mkdir -p %s && if command -v busybox >/dev/null 2>&1; "
+		     "then busybox mount -t hostfs -o %s %s none %s; "
+		     "else mount -t hostfs -o %s %s none %s; fi",
+		     guest, qbb, sh->ro ? "-r" : "", guest, qum,
+		     sh->ro ? "-r" : "", guest);
+	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
+}
+
+/**
  * guest_mount() - mount (or unmount) a share in the running guest
  * @in:		instance
  * @c:		configuration
  * @i:		the share
  * @add:	mount (1) or unmount (0)
+ *
+ * Through the exec channel: every string of the command that comes from
+ * the configuration is quoted (sh_quote()).
  *
  * Return: 0, or the exec's non-zero exit status
  */
@@ -132,9 +191,8 @@ static int guest_mount(const struct inst *in, const struct conf *c, int i,
 		       int add)
 {
 	const struct conf_share *sh = &c->share[i];
-	char guest[4 * CONF_VALUE_MAX], line[2 * sizeof(guest) + 256];
+	char guest[4 * CONF_VALUE_MAX], line[3 * sizeof(guest) + 512];
 	char *sh_argv[] = { "sh", "-c", line };
-	const char *name = conf_str(c, sh->name);
 
 	if (sh_quote(conf_str(c, sh->guest), guest, sizeof(guest)))
 		return -ENAMETOOLONG;
@@ -142,14 +200,8 @@ static int guest_mount(const struct inst *in, const struct conf *c, int i,
 		snprintf(line, sizeof(line),
 			 "umount %s 2>/dev/null || umount -l %s", guest,
 			 guest);
-	else if (sh->fs == SHARE_VIRTIOFS)
-		snprintf(line, sizeof(line),
-			 "mkdir -p %s && mount -t virtiofs %s %s %s",
-			 guest, name, guest, sh->ro ? "-o ro" : "");
-	else
-		snprintf(line, sizeof(line),
-			 "mkdir -p %s && mount -t hostfs -o /%s/%s %s none %s",
-			 guest, SHARES_DIR, name, sh->ro ? "-r" : "", guest);
+	else if (mount_line(c, i, guest, line, sizeof(line)))
+		return -ENAMETOOLONG;
 	return exec_in_guest(in, sh_argv, 3, 0, SHARE_GUEST_TIMEOUT_S);
 }
 

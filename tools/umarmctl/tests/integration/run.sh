@@ -1088,6 +1088,10 @@ if want shares; then
 	expect shares.hot_add 0 u share add sh1 "$S/hot" /hot --ro
 	u exec sh1 -- sh -c 'cat /hot/h; touch /hot/t' >"$T/o" 2>&1
 	grep_out shares.hot_read "^hot$" "$T/o"
+	# a host directory's setuid binaries and device nodes give a guest
+	# user nothing: hot-added shares are nosuid,nodev, as at boot
+	u exec sh1 -- grep " /hot " /proc/mounts >"$T/o" 2>&1
+	grep_out shares.hot_nosuid_nodev " /hot hostfs ro,nosuid,nodev[, ]" "$T/o"
 	[ ! -e "$S/hot/t" ] && pass shares.hot_ro || fail shares.hot_ro "the guest wrote $S/hot/t"
 	expect shares.hot_rm 0 u share rm sh1 /hot
 	# the guest unmounts on its own time (seconds under an emulator)
@@ -1228,6 +1232,8 @@ EOS
 			expect virtiofs.hot_add 0 uv share add vf1 "$V/hot" /vhot --transport virtiofs --ro
 			u exec vf1 -- sh -c 'cat /vboot/f; touch /vhot/x' >"$T/o" 2>&1
 			grep_out virtiofs.read "^data$" "$T/o"
+			u exec vf1 -- grep " /vhot " /proc/mounts >"$T/o" 2>&1
+			grep_out virtiofs.hot_nosuid_nodev " /vhot virtiofs ro,nosuid,nodev[, ]" "$T/o"
 			[ ! -e "$V/hot/x" ] && pass virtiofs.ro || fail virtiofs.ro "wrote $V/hot/x"
 			virtiofs_real_checks
 		else
