@@ -125,6 +125,20 @@ static void print_uptime(uint64_t since_ms, char *buf, size_t len)
 }
 
 /**
+ * row_boot() - when the guest's current boot began
+ * @r:		row of a running instance
+ *
+ * The kernel's start, or its re-execution for the last reboot: "booted
+ * in" is this boot's time, not the time since the first start.
+ *
+ * Return: wall-clock ms
+ */
+static uint64_t row_boot(const struct row *r)
+{
+	return r->st.boot ? r->st.boot : r->st.started;
+}
+
+/**
  * row_json() - print one instance as a JSON object
  * @x:		global options
  * @r:		row
@@ -151,10 +165,11 @@ static void row_json(struct ctx *x, const struct row *r)
 		printf("null");
 	printf(",\"image\":");
 	c ? json_str(c->image) : (void)printf("null");
-	printf(",\"pid\":%d,\"kernel_pid\":%d,\"started_ms\":%llu,\"ready_ms\":%llu",
+	printf(",\"pid\":%d,\"kernel_pid\":%d,\"started_ms\":%llu,\"boot_ms\":%llu,\"ready_ms\":%llu",
 	       r->running ? (int)r->st.supervisor : 0,
 	       r->running ? (int)r->st.uml : 0,
 	       (unsigned long long)(r->running ? r->st.started : 0),
+	       (unsigned long long)(r->running ? row_boot(r) : 0),
 	       (unsigned long long)(r->running ? r->st.ready : 0));
 	printf(",\"last_exit\":");
 	json_str(r->last.exit);
@@ -301,8 +316,7 @@ static void status_running(struct ctx *x, const struct row *r)
 	print_uptime(r->st.started, up, sizeof(up));
 	printf("        Since: %s (%s ago)", when, up);
 	if (r->st.ready)
-		printf("; booted in %.2fs",
-		       (r->st.ready - r->st.started) / 1000.0);
+		printf("; booted in %.2fs", (r->st.ready - row_boot(r)) / 1000.0);
 	printf("\n   Supervisor: %d   Kernel pid: %d%s\n",
 	       (int)r->st.supervisor, (int)r->st.uml,
 	       use_systemd(x) ? "   (umarm@ unit)" : "");

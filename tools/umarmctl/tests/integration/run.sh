@@ -223,7 +223,15 @@ if want basic; then
 	# reboot: a new kernel boots (a second marker in this run's log),
 	# under the same supervisor
 	sup=$(sed -n 's/^supervisor=//p' "$T/run/a1/state")
+	rt=$(date +%s%3N)
 	expect reboot.ok 0 u reboot a1
+	# "booted in" is this boot's: at most the time since the reboot
+	# began, not the time since the first start
+	d=$(( $(date +%s%3N) - rt ))
+	u status a1 >"$T/status"
+	b=$(sed -n 's/.*; booted in \([0-9.]*\)s$/\1/p' "$T/status")
+	awk -v b="$b" -v d="$d" 'BEGIN { exit !(b != "" && b * 1000 <= d + 20) }' &&
+		pass reboot.booted_in || fail reboot.booted_in "booted in ${b:-?}s, but the reboot took ${d} ms: $(grep Since "$T/status")"
 	[ "$(sed -n '/umarmctl: a1 started/,$p' "$T/lib/a1/console.log" | grep -c UMARM_BOOT_OK)" -ge 2 ] &&
 		pass reboot.booted_again ||
 		fail reboot.booted_again "one boot marker in: $(tail -c 300 "$T/lib/a1/console.log")"
