@@ -54,6 +54,19 @@ static int mc_running(const struct inst *in, const char *cmd, char *out,
 }
 
 /**
+ * disk_number_error() - a disk number that is not one: say which it was
+ * @s:		what was given
+ *
+ * Return: EX_USAGE
+ */
+static int disk_number_error(const char *s)
+{
+	err("N: '%s' is not a disk number: 0 to %d, as 'disk list' shows them (diskN)",
+	    s, CONF_MAX_DISKS - 1);
+	return EX_USAGE;
+}
+
+/**
  * disk_add() - umarmctl disk add NAME SIZE [--file FILE]
  * @x:		global options
  * @argc:	arguments after "add"
@@ -70,8 +83,11 @@ static int disk_add(struct ctx *x, int argc, char **argv)
 	uint64_t size;
 	int rc, lock, n;
 
-	if (argc != 2 || parse_size(argv[1], &size) || size < 1048576) {
-		err("usage: umarmctl disk add NAME SIZE (e.g. 1G)");
+	if (argc != 2)
+		return usage_error("disk");
+	if (parse_size(argv[1], &size) || size < 1048576) {
+		err("SIZE: '%s' is not a size of at least 1M (e.g. 1G)",
+		    argv[1]);
 		return EX_USAGE;
 	}
 	rc = inst_open(x, argv[0], &in, &c);
@@ -165,10 +181,10 @@ static int disk_rm(struct ctx *x, int argc, char **argv)
 	struct conf c;
 	int rc, lock, keep = argc == 3 && !strcmp(argv[2], "--keep");
 
-	if ((argc != 2 && !keep) || parse_uint(argv[1], CONF_MAX_DISKS - 1, &n)) {
-		err("usage: umarmctl disk rm NAME N [--keep]");
-		return EX_USAGE;
-	}
+	if (argc != 2 && !keep)
+		return usage_error("disk");
+	if (parse_uint(argv[1], CONF_MAX_DISKS - 1, &n))
+		return disk_number_error(argv[1]);
 	if (!n) {
 		err("disk0 is the root disk; it cannot be removed");
 		return EX_USAGE;
@@ -254,9 +270,12 @@ static int disk_resize(struct ctx *x, int argc, char **argv)
 	uint64_t size;
 	int rc, lock, run;
 
-	if (argc != 3 || parse_uint(argv[1], CONF_MAX_DISKS - 1, &n) ||
-	    parse_size(argv[2], &size)) {
-		err("usage: umarmctl disk resize NAME N SIZE");
+	if (argc != 3)
+		return usage_error("disk");
+	if (parse_uint(argv[1], CONF_MAX_DISKS - 1, &n))
+		return disk_number_error(argv[1]);
+	if (parse_size(argv[2], &size)) {
+		err("SIZE: '%s' is not a size (e.g. 8G)", argv[2]);
 		return EX_USAGE;
 	}
 	rc = inst_open(x, argv[0], &in, &c);
@@ -299,6 +318,76 @@ static int disk_resize(struct ctx *x, int argc, char **argv)
 }
 
 /**
+ * disk_list_json() - one disk of "disk list -o json" as an object
+ * @c:		configuration
+ * @i:		the disk
+ * @path:	its file, absolute
+ * @st:		its stat(), NULL if it failed: "bytes" is null, unknown
+ *
+ * "bytes" is what the file takes on the host, as in the table; "base"
+ * the image an overlay is over, null for a plain image.
+ */
+static void disk_list_json(const struct conf *c, int i, const char *path,
+			   const struct stat *st)
+{
+	printf("{\"disk\":%d,\"device\":\"/dev/ubd%c\",\"bytes\":", i,
+	       'a' + i);
+	if (st)
+		printf("%lld", (long long)st->st_blocks * 512);
+	else
+		printf("null");
+	printf(",\"file\":");
+	json_str(path);
+	printf(",\"base\":");
+	if (*c->disk[i].base)
+		json_str(c->disk[i].base);
+	else
+		printf("null");
+	putchar('}');
+}
+
+/**
+ * disk_list() - umarmctl disk list NAME [-o json]
+ * @x:		global options
+ * @name:	instance
+ *
+ * Return: exit code
+ */
+static int disk_list(struct ctx *x, const char *name)
+{
+	struct inst in;
+	struct conf c;
+	int rc = inst_open(x, name, &in, &c), i, n = 0;
+
+	if (rc)
+		return rc;
+	if (x->json)
+		putchar('[');
+	for (i = 0; i < CONF_MAX_DISKS; i++) {
+		char p[PATH_LEN];
+		struct stat st;
+		int unknown;
+
+		if (!c.disk[i].set)
+			continue;
+		disk_abs(&in, c.disk[i].file, p);
+		unknown = stat(p, &st);
+		if (x->json) {
+			if (n++)
+				putchar(',');
+			disk_list_json(&c, i, p, unknown ? NULL : &st);
+			continue;
+		}
+		printf("disk%-2d /dev/ubd%c %12lld %s%s%s\n", i, 'a' + i,
+		       unknown ? 0LL : (long long)st.st_blocks * 512, p,
+		       *c.disk[i].base ? " over " : "", c.disk[i].base);
+	}
+	if (x->json)
+		printf("]\n");
+	return 0;
+}
+
+/**
  * cmd_disk() - umarmctl disk add|rm|resize|list ...
  * @x:		global options
  * @argc:	arguments after the verb
@@ -315,30 +404,9 @@ int cmd_disk(struct ctx *x, int argc, char **argv)
 		return disk_rm(x, argc - 1, argv + 1);
 	if (argc >= 1 && !strcmp(argv[0], "resize"))
 		return disk_resize(x, argc - 1, argv + 1);
-	if (argc == 2 && !strcmp(argv[0], "list")) {
-		struct inst in;
-		struct conf c;
-		int rc = inst_open(x, argv[1], &in, &c), i;
-
-		if (rc)
-			return rc;
-		for (i = 0; i < CONF_MAX_DISKS; i++) {
-			char p[PATH_LEN];
-			struct stat st;
-
-			if (!c.disk[i].set)
-				continue;
-			disk_abs(&in, c.disk[i].file, p);
-			printf("disk%-2d /dev/ubd%c %12lld %s%s%s\n", i,
-			       'a' + i, stat(p, &st) ? 0LL :
-			       (long long)st.st_blocks * 512, p,
-			       *c.disk[i].base ? " over " : "",
-			       c.disk[i].base);
-		}
-		return 0;
-	}
-	err("usage: umarmctl disk add NAME SIZE | disk rm NAME N | disk resize NAME N SIZE | disk list NAME");
-	return EX_USAGE;
+	if (argc == 2 && !strcmp(argv[0], "list"))
+		return disk_list(x, argv[1]);
+	return usage_error("disk");
 }
 
 /**
@@ -370,8 +438,11 @@ int cmd_port_forward(struct ctx *x, int argc, char **argv)
 			       c.port[i].host, c.port[i].guest);
 		return 0;
 	}
-	if ((argc != 2 && !rm) || conf_port_parse(argv[1], &p)) {
-		err("usage: umarmctl port-forward NAME [tcp:|udp:][ADDR:]HOST:GUEST [--remove]");
+	if (argc != 2 && !rm)
+		return usage_error("port-forward");
+	if (conf_port_parse(argv[1], &p)) {
+		err("'%s' is not a port forward: [tcp:|udp:][ADDR:]HOST:GUEST, e.g. 8080:80",
+		    argv[1]);
 		return EX_USAGE;
 	}
 	rc = inst_open(x, argv[0], &in, &c);

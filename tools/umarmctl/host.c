@@ -28,6 +28,7 @@
 #include "hostseccomp.h"
 #include "log.h"
 #include "sdnotify.h"
+#include "text.h"
 #include "util.h"
 
 /**
@@ -366,6 +367,9 @@ static int ptrace_ok(void)
 	return WIFEXITED(status) && !WEXITSTATUS(status) ? 0 : -EPERM;
 }
 
+/* host_check()'s report: -1 for lines, else JSON objects printed so far */
+static int check_json = -1;
+
 /**
  * check_vline() - print one line of host_check()'s report
  * @level:	"ok", "FAIL", "warn" or "info"
@@ -376,9 +380,32 @@ static int ptrace_ok(void)
 static void check_vline(const char *level, const char *what, const char *fmt,
 			va_list ap)
 {
-	printf("%-5s %-22s ", level, what);
-	vprintf(fmt, ap);
-	putchar('\n');
+	char found[2 * PATH_LEN];
+
+	if (check_json < 0) {
+		printf("%-5s %-22s ", level, what);
+		vprintf(fmt, ap);
+		putchar('\n');
+		return;
+	}
+	vsnprintf(found, sizeof(found), fmt, ap);
+	printf("%s{\"level\":\"%s\",\"check\":", check_json++ ? "," : "",
+	       level);
+	json_str(what);
+	printf(",\"found\":");
+	json_str(found);
+	putchar('}');
+}
+
+/**
+ * host_check_json() - host_check() prints JSON objects, not lines
+ *
+ * One {"level", "check", "found"} object per line of the report, with a
+ * comma between them: the caller prints the array around them.
+ */
+void host_check_json(void)
+{
+	check_json = 0;
 }
 
 /**

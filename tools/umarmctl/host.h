@@ -23,5 +23,6 @@ int kernel_config_opt(const char *kernel, const char *opt);
 int kernel_virtio_net(const char *kernel);
 int vfsd_usable(const char *name, const struct conf *c);
 int host_check(int verbose);
+void host_check_json(void);
 
 #endif /* UMARM_HOST_H */

@@ -104,7 +104,8 @@ int reboot_start(struct sup *s)
  * reboot (systemd's default ctrl-alt-del.target): its shutdown is done,
  * so halt the fresh kernel before it boots any further.  Otherwise (a
  * "reboot", or the guest's own) it boots again: readiness is awaited
- * anew, and the hot-plugged interfaces go (the new kernel has none).
+ * anew, and timed from now, and the hot-plugged interfaces go (the new
+ * kernel has none).
  */
 void kernel_reexec(struct sup *s)
 {
@@ -123,6 +124,10 @@ void kernel_reexec(struct sup *s)
 	publish_nif(s);
 	s->rebooting = 0;
 	s->ready = 0;
+	/* "booted in" counts from here: this boot, not the first start */
+	s->t0 = boot_ms();
+	s->st.boot = now_ms();
+	s->st.ready = 0;
 	s->linelen = 0;
 	s->ready_deadline = boot_ms() + s->c->ready_timeout * 1000ULL;
 	publish(s, "booting");

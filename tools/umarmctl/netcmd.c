@@ -118,7 +118,8 @@ static int running_kernel(const struct inst *in, char *buf)
  * @req:	the request
  * @len:	size of @req
  *
- * Return: 0 on success, -1 on a bad argument or too many ports
+ * Return: 0 on success, -EINVAL for a forward that is not one (message
+ *	   printed), -1 for another bad argument or too many ports
  */
 static int net_add_request(int argc, char **argv, char *req, size_t len)
 {
@@ -134,8 +135,12 @@ static int net_add_request(int argc, char **argv, char *req, size_t len)
 			spec = argv[++i];
 		else if (!strncmp(argv[i], "--port=", 7))
 			spec = argv[i] + 7;
-		if (!spec || conf_port_parse(spec, &p) ||
-		    o + strlen(spec) + 2 > len)
+		if (spec && conf_port_parse(spec, &p)) {
+			err("--port: '%s' is not a port forward: [tcp:|udp:][ADDR:]HOST:GUEST, e.g. 8080:80",
+			    spec);
+			return -EINVAL;
+		}
+		if (!spec || o + strlen(spec) + 2 > len)
 			return -1;
 		o += snprintf(req + o, len - o, " %s", spec);
 	}
@@ -219,10 +224,9 @@ static int net_add(struct ctx *x, int argc, char **argv)
 	struct conf c;
 	int rc, pid = 0;
 
-	if (net_add_request(argc, argv, req, sizeof(req))) {
-		err("usage: umarmctl net add NAME [--port [tcp:|udp:][ADDR:]HOST:GUEST]...");
-		return EX_USAGE;
-	}
+	rc = net_add_request(argc, argv, req, sizeof(req));
+	if (rc)
+		return rc == -EINVAL ? EX_USAGE : usage_error("net");
 	rc = inst_open(x, argv[0], &in, &c);
 	if (!rc)
 		rc = net_add_possible(&in, &c);
@@ -263,8 +267,11 @@ static int net_rm(struct ctx *x, int argc, char **argv)
 	struct inst in;
 	int rc, e, i;
 
-	if (argc < 1 || argc > 2 || (argc == 2 && nif_id_parse(argv[1], &id))) {
-		err("usage: umarmctl net rm NAME [netN]");
+	if (argc < 1 || argc > 2)
+		return usage_error("net");
+	if (argc == 2 && nif_id_parse(argv[1], &id)) {
+		err("'%s' is not an interface: netN, as 'umarmctl net list %s' shows them",
+		    argv[1], argv[0]);
 		return EX_USAGE;
 	}
 	rc = inst_open(x, argv[0], &in, NULL);
@@ -346,10 +353,8 @@ static int net_list(struct ctx *x, int argc, char **argv)
 	struct conf c;
 	int rc, i, first = 1;
 
-	if (argc != 1) {
-		err("usage: umarmctl net list NAME");
-		return EX_USAGE;
-	}
+	if (argc != 1)
+		return usage_error("net");
 	rc = inst_open(x, argv[0], &in, &c);
 	if (rc)
 		return rc;
@@ -424,6 +429,5 @@ int cmd_net(struct ctx *x, int argc, char **argv)
 		return net_rm(x, argc - 1, argv + 1);
 	if (argc >= 1 && !strcmp(argv[0], "list"))
 		return net_list(x, argc - 1, argv + 1);
-	err("usage: umarmctl net add NAME [--port SPEC]... | net rm NAME [netN] | net list NAME");
-	return EX_USAGE;
+	return usage_error("net");
 }

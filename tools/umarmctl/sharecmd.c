@@ -23,10 +23,12 @@
 #include <sys/stat.h>
 
 #include "cmd.h"
+#include "confjson.h"
 #include "ctl.h"
 #include "host.h"
 #include "lock.h"
 #include "log.h"
+#include "sysacct.h"
 #include "text.h"
 #include "util.h"
 
@@ -54,7 +56,7 @@ struct share_args {
  * @argv:	arguments
  * @a:		parsed
  *
- * Return: 0, or -EINVAL
+ * Return: 0, or EX_USAGE (the usage, or what is wrong with a value, printed)
  */
 static int add_args(int argc, char **argv, struct share_args *a)
 {
@@ -70,19 +72,22 @@ static int add_args(int argc, char **argv, struct share_args *a)
 		} else if (!strcmp(argv[i], "--name") && v) {
 			a->name = argv[++i];
 		} else if (!strcmp(argv[i], "--transport") && v) {
-			if (!strcmp(v, "virtiofs"))
+			if (!strcmp(v, "virtiofs")) {
 				a->fs = SHARE_VIRTIOFS;
-			else if (strcmp(v, "hostfs"))
-				return -EINVAL;
+			} else if (strcmp(v, "hostfs")) {
+				err("--transport: '%s' is not a transport: use hostfs or virtiofs",
+				    v);
+				return EX_USAGE;
+			}
 			i++;
 		} else if (argv[i][0] == '-' || npos == 3) {
-			return -EINVAL;
+			return usage_error("share");
 		} else {
 			pos[npos++] = argv[i];
 		}
 	}
 	if (npos < 2)
-		return -EINVAL;
+		return usage_error("share");
 	a->inst = pos[0];
 	a->host = pos[1];
 	a->guest = pos[2];
@@ -115,11 +120,70 @@ static void derive_name(const struct conf *c, const char *host, char *buf)
 }
 
 /**
+ * mount_line() - the guest's shell command that mounts a share
+ * @c:		configuration
+ * @i:		the share
+ * @guest:	its guest directory, quoted (sh_quote())
+ * @line:	the command
+ * @len:	size of @line
+ *
+ * nosuid,nodev: a host directory may hold setuid-root binaries or device
+ * nodes, and they must not give a guest user guest root or devices (the
+ * minimal image's init mounts shares MS_NOSUID too).
+ *
+ * hostfs takes the host path as its mount data.  busybox mount passes
+ * the -o words it does not know as mount(2)'s data, which hostfs takes as
+ * that path ("-o nosuid,nodev,/shares/NAME").  util-linux's mount uses
+ * fsconfig(2) on new kernels, which hands hostfs each word as a parameter:
+ * a bare path is refused there, "hostfs=/shares/NAME" is the parameter
+ * (see the Debian image's umarm-hostfs).  So busybox mount where the
+ * guest has it, as the boot-time scripts do, else mount with hostfs=.
+ *
+ * Return: 0, or -ENAMETOOLONG
+ */
+static int mount_line(const struct conf *c, int i, const char *guest,
+		      char *line, size_t len)
+{
+	const struct conf_share *sh = &c->share[i];
+	char opts[64 + CONF_SHARE_NAME_MAX], qbb[4 * sizeof(opts)];
+	char qum[4 * sizeof(opts)], tag[4 * CONF_SHARE_NAME_MAX + 8];
+	const char *name = conf_str(c, sh->name);
+	int n;
+
+	if (sh->fs == SHARE_VIRTIOFS) {
+		if (sh_quote(name, tag, sizeof(tag)))
+			return -ENAMETOOLONG;
+		n = snprintf(line, len,
+			     "mkdir -p %s && mount -t virtiofs -o %s %s %s",
+			     guest, sh->ro ? "nosuid,nodev,ro" : "nosuid,nodev",
+			     tag, guest);
+		return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
+	}
+	snprintf(opts, sizeof(opts), "nosuid,nodev,/%s/%s", SHARES_DIR, name);
+	if (sh_quote(opts, qbb, sizeof(qbb)))
+		return -ENAMETOOLONG;
+	snprintf(opts, sizeof(opts), "nosuid,nodev,hostfs=/%s/%s", SHARES_DIR,
+		 name);
+	if (sh_quote(opts, qum, sizeof(qum)))
+		return -ENAMETOOLONG;
+	n = snprintf(line, len,
+		     "mkdir -p %s && if command -v busybox >/dev/null 2>&1; "
+		     "then busybox mount -t hostfs -o %s %s none %s; "
+		     "else mount -t hostfs -o %s %s none %s; fi",
+		     guest, qbb, sh->ro ? "-r" : "", guest, qum,
+		     sh->ro ? "-r" : "", guest);
+	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
+}
+
+/**
  * guest_mount() - mount (or unmount) a share in the running guest
  * @in:		instance
  * @c:		configuration
  * @i:		the share
  * @add:	mount (1) or unmount (0)
+ *
+ * Through the exec channel: every string of the command that comes from
+ * the configuration is quoted (sh_quote()).
  *
  * Return: 0, or the exec's non-zero exit status
  */
@@ -127,9 +191,8 @@ static int guest_mount(const struct inst *in, const struct conf *c, int i,
 		       int add)
 {
 	const struct conf_share *sh = &c->share[i];
-	char guest[4 * CONF_VALUE_MAX], line[2 * sizeof(guest) + 256];
+	char guest[4 * CONF_VALUE_MAX], line[3 * sizeof(guest) + 512];
 	char *sh_argv[] = { "sh", "-c", line };
-	const char *name = conf_str(c, sh->name);
 
 	if (sh_quote(conf_str(c, sh->guest), guest, sizeof(guest)))
 		return -ENAMETOOLONG;
@@ -137,15 +200,50 @@ static int guest_mount(const struct inst *in, const struct conf *c, int i,
 		snprintf(line, sizeof(line),
 			 "umount %s 2>/dev/null || umount -l %s", guest,
 			 guest);
-	else if (sh->fs == SHARE_VIRTIOFS)
-		snprintf(line, sizeof(line),
-			 "mkdir -p %s && mount -t virtiofs %s %s %s",
-			 guest, name, guest, sh->ro ? "-o ro" : "");
-	else
-		snprintf(line, sizeof(line),
-			 "mkdir -p %s && mount -t hostfs -o /%s/%s %s none %s",
-			 guest, SHARES_DIR, name, sh->ro ? "-r" : "", guest);
+	else if (mount_line(c, i, guest, line, sizeof(line)))
+		return -ENAMETOOLONG;
 	return exec_in_guest(in, sh_argv, 3, 0, SHARE_GUEST_TIMEOUT_S);
+}
+
+/**
+ * unreadable() - say that a host directory cannot be shared, and the fix
+ * @in:		instance
+ * @host:	host directory
+ * @who:	the account that runs the instance, NULL for the caller
+ * @rc:		negative errno
+ *
+ * Return: -EACCES
+ */
+static int unreadable(const struct inst *in, const char *host,
+		      const char *who, int rc)
+{
+	if (who)
+		err("%s: %s: the account %s, which runs system instances, cannot read it (%s): give it read and search permission (e.g. setfacl -m u:%s:rx on it and search permission on its parents), or share another directory",
+		    in->name, host, who, strerror(-rc), who);
+	else
+		err("%s: %s: you cannot read it (%s), and the instance runs as you: share a directory you can read and search, or get read and search permission on it",
+		    in->name, host, strerror(-rc));
+	return -EACCES;
+}
+
+/**
+ * readable_check() - refuse a directory the instance could not read
+ * @in:		instance
+ * @host:	host directory, resolved
+ *
+ * Its kernel or virtiofsd reads the directory with the credentials of
+ * whoever runs the instance: the caller, or the system instances'
+ * account (sysacct_dir_access()).  Without read and search permission the
+ * guest's mount would fail, or its files would, later and far from here.
+ *
+ * Return: 0, or -EACCES (message printed)
+ */
+static int readable_check(const struct inst *in, const char *host)
+{
+	const char *who;
+	int rc = sysacct_dir_access(in, host, &who);
+
+	return rc ? unreadable(in, host, who, rc) : 0;
 }
 
 /**
@@ -163,8 +261,12 @@ static int add_check(const struct inst *in, const struct share_args *a,
 	struct stat st;
 
 	if (!realpath(a->host, host) || stat(host, &st)) {
-		err("%s: %s: %s: create the directory first", in->name,
-		    a->host, strerror(errno));
+		if (errno == EACCES && in->sc->user) {
+			unreadable(in, a->host, NULL, -errno);
+			return EX_USAGE;
+		}
+		err("%s: %s: %s%s", in->name, a->host, strerror(errno),
+		    errno == ENOENT ? ": create the directory first" : "");
 		return EX_USAGE;
 	}
 	if (!S_ISDIR(st.st_mode)) {
@@ -172,6 +274,8 @@ static int add_check(const struct inst *in, const struct share_args *a,
 		    a->host);
 		return EX_USAGE;
 	}
+	if (readable_check(in, host))
+		return EX_USAGE;
 	if (a->fs == SHARE_VIRTIOFS)
 		return vfsd_usable(in->name, c);
 	return 0;
@@ -197,10 +301,10 @@ static int share_add(struct ctx *x, int argc, char **argv)
 
 	if (!c)
 		return EX_FAIL;
-	if (add_args(argc, argv, &a)) {
-		usage_error("share");
+	rc = add_args(argc, argv, &a);
+	if (rc) {
 		free(c);
-		return EX_USAGE;
+		return rc;
 	}
 	rc = inst_open(x, a.inst, &in, c);
 	if (!rc)
@@ -357,15 +461,9 @@ static int share_list(struct ctx *x, int argc, char **argv)
 		const struct conf_share *sh = &c->share[i];
 
 		if (x->json) {
-			printf("%s{\"name\":", i ? "," : "");
-			json_str(conf_str(c, sh->name));
-			printf(",\"host\":");
-			json_str(conf_str(c, sh->host));
-			printf(",\"guest\":");
-			json_str(conf_str(c, sh->guest));
-			printf(",\"ro\":%s,\"transport\":\"%s\"}",
-			       sh->ro ? "true" : "false",
-			       conf_share_fs_name(sh->fs));
+			if (i)
+				putchar(',');
+			conf_share_json(c, i);
 		} else {
 			printf("%-16s %-9s %-3s %-24s %s\n",
 			       conf_str(c, sh->name),

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "cmd.h"
+#include "confjson.h"
 #include "disk.h"
 #include "host.h"
 #include "lock.h"
@@ -124,6 +125,20 @@ static void print_uptime(uint64_t since_ms, char *buf, size_t len)
 }
 
 /**
+ * row_boot() - when the guest's current boot began
+ * @r:		row of a running instance
+ *
+ * The kernel's start, or its re-execution for the last reboot: "booted
+ * in" is this boot's time, not the time since the first start.
+ *
+ * Return: wall-clock ms
+ */
+static uint64_t row_boot(const struct row *r)
+{
+	return r->st.boot ? r->st.boot : r->st.started;
+}
+
+/**
  * row_json() - print one instance as a JSON object
  * @x:		global options
  * @r:		row
@@ -150,10 +165,11 @@ static void row_json(struct ctx *x, const struct row *r)
 		printf("null");
 	printf(",\"image\":");
 	c ? json_str(c->image) : (void)printf("null");
-	printf(",\"pid\":%d,\"kernel_pid\":%d,\"started_ms\":%llu,\"ready_ms\":%llu",
+	printf(",\"pid\":%d,\"kernel_pid\":%d,\"started_ms\":%llu,\"boot_ms\":%llu,\"ready_ms\":%llu",
 	       r->running ? (int)r->st.supervisor : 0,
 	       r->running ? (int)r->st.uml : 0,
 	       (unsigned long long)(r->running ? r->st.started : 0),
+	       (unsigned long long)(r->running ? row_boot(r) : 0),
 	       (unsigned long long)(r->running ? r->st.ready : 0));
 	printf(",\"last_exit\":");
 	json_str(r->last.exit);
@@ -300,8 +316,7 @@ static void status_running(struct ctx *x, const struct row *r)
 	print_uptime(r->st.started, up, sizeof(up));
 	printf("        Since: %s (%s ago)", when, up);
 	if (r->st.ready)
-		printf("; booted in %.2fs",
-		       (r->st.ready - r->st.started) / 1000.0);
+		printf("; booted in %.2fs", (r->st.ready - row_boot(r)) / 1000.0);
 	printf("\n   Supervisor: %d   Kernel pid: %d%s\n",
 	       (int)r->st.supervisor, (int)r->st.uml,
 	       use_systemd(x) ? "   (umarm@ unit)" : "");
@@ -437,6 +452,8 @@ int cmd_status(struct ctx *x, int argc, char **argv)
  * @argc:	arguments after the verb
  * @argv:	arguments
  *
+ * In the file's syntax, or with -o json as one object (confjson.c).
+ *
  * Return: exit code
  */
 int cmd_config(struct ctx *x, int argc, char **argv)
@@ -452,6 +469,10 @@ int cmd_config(struct ctx *x, int argc, char **argv)
 	rc = inst_open(x, argv[0], &in, &c);
 	if (rc)
 		return rc;
+	if (x->json) {
+		conf_json(&c, in.name, in.conf, conf_flavour(&c));
+		return 0;
+	}
 	if (conf_format(&c, buf, sizeof(buf)) < 0)
 		return EX_FAIL;
 	/* a file anybody with access may have written: on a terminal,
@@ -465,33 +486,71 @@ int cmd_config(struct ctx *x, int argc, char **argv)
 }
 
 /**
+ * check_instance() - can this host start the instance?
+ * @x:		global options
+ * @name:	its name
+ * @fails:	failed checks, incremented for each of the instance's
+ *
+ * Its failures are messages on stderr; the verdict is a line of the report,
+ * or with -o json the "instance" member.
+ *
+ * Return: 0, or an exit code if it cannot be opened
+ */
+static int check_instance(struct ctx *x, const char *name, int *fails)
+{
+	char k[PATH_LEN];
+	struct inst in;
+	struct conf c;
+	int rc = inst_open(x, name, &in, &c);
+
+	if (rc) {
+		if (x->json)
+			printf(",\"instance\":null");
+		return rc;
+	}
+	*fails += !!flavour_check(in.name, c.flavour);
+	*fails += !!kernel_check(in.name, &c, k);
+	*fails += !!disk_check(&in, &c, 1);
+	if (x->json) {
+		printf(",\"instance\":{\"name\":");
+		json_str(in.name);
+		printf(",\"can_start\":%s}", *fails ? "false" : "true");
+	} else {
+		printf("%-5s %-22s %s\n", *fails ? "FAIL" : "ok", in.name,
+		       *fails ? "cannot start (see above)" : "can start");
+	}
+	return 0;
+}
+
+/**
  * cmd_check() - umarmctl check [NAME]: can this host run (this) instance?
  * @x:		global options
  * @argc:	arguments after the verb
  * @argv:	arguments
  *
+ * With -o json, one object: "checks", the report's lines as objects
+ * (host_check_json()), "instance" (null without NAME) and "ok".
+ *
  * Return: 0 if everything needed is there, EX_HOST otherwise
  */
 int cmd_check(struct ctx *x, int argc, char **argv)
 {
-	int fails = host_check(1);
-	char k[PATH_LEN];
+	int fails, rc = 0;
 
-	if (argc >= 1) {
-		struct inst in;
-		struct conf c;
-		int rc = inst_open(x, argv[0], &in, &c);
-
-		if (rc)
-			return rc;
-		if (flavour_check(in.name, c.flavour))
-			fails++;
-		if (kernel_check(in.name, &c, k))
-			fails++;
-		if (disk_check(&in, &c, 1))
-			fails++;
-		printf("%-5s %-22s %s\n", fails ? "FAIL" : "ok", in.name,
-		       fails ? "cannot start (see above)" : "can start");
+	if (argc > 1)
+		return usage_error("check");
+	if (x->json) {
+		host_check_json();
+		printf("{\"checks\":[");
 	}
-	return fails ? EX_HOST : 0;
+	fails = host_check(1);
+	if (x->json)
+		printf("]");
+	if (argc)
+		rc = check_instance(x, argv[0], &fails);
+	else if (x->json)
+		printf(",\"instance\":null");
+	if (x->json)
+		printf(",\"ok\":%s}\n", fails || rc ? "false" : "true");
+	return rc ? rc : fails ? EX_HOST : 0;
 }

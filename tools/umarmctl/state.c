@@ -43,11 +43,12 @@ int state_write(const char *path, const struct state *s)
 	s = &c;
 	n = snprintf(buf, sizeof(buf),
 		     "status=%s\nsupervisor=%d\numl=%d\npasst=%d\n"
-		     "mconsole=%s\nnet=%s\nstarted=%llu\nready=%llu\n"
-		     "exit=%s\n",
+		     "mconsole=%s\nnet=%s\nstarted=%llu\nboot=%llu\n"
+		     "ready=%llu\nexit=%s\n",
 		     s->status, (int)s->supervisor, (int)s->uml, (int)s->passt,
 		     s->mconsole, s->net, (unsigned long long)s->started,
-		     (unsigned long long)s->ready, s->exit);
+		     (unsigned long long)s->boot, (unsigned long long)s->ready,
+		     s->exit);
 	if (n < 0 || n >= (int)sizeof(buf))
 		return -ENOSPC;
 	return write_file_atomic(path, buf, n, 0600);
@@ -94,6 +95,8 @@ int state_read(const char *path, struct state *s)
 			s->passt = atoi(v);
 		if (!strcmp(line, "started"))
 			s->started = strtoull(v, NULL, 10);
+		if (!strcmp(line, "boot"))
+			s->boot = strtoull(v, NULL, 10);
 		if (!strcmp(line, "ready"))
 			s->ready = strtoull(v, NULL, 10);
 	}

@@ -22,7 +22,11 @@
  * @mconsole:	path of the mconsole socket, as UML announced it
  * @net:	"none", "vhost-user" or "relay"
  * @started:	wall-clock ms when the kernel was started
- * @ready:	wall-clock ms when the guest was seen booted, 0 if not yet
+ * @boot:	wall-clock ms when the current boot began: @started, or when
+ *		the kernel re-executed itself for a reboot (0 from a
+ *		supervisor older than this field: take @started)
+ * @ready:	wall-clock ms when the guest was seen booted (this boot), 0
+ *		if not yet
  * @exit:	exit description, for stopped/failed
  */
 struct state {
@@ -33,6 +37,7 @@ struct state {
 	char mconsole[600];
 	char net[16];
 	uint64_t started;
+	uint64_t boot;
 	uint64_t ready;
 	char exit[128];
 };

@@ -93,7 +93,8 @@ struct hotplug {
  * @uml_status:	its wait status, once @uml_done
  * @uml_done:	the kernel has been reaped
  * @ready:	the guest has booted
- * @t0:		boot_ms() when the kernel was spawned
+ * @t0:		boot_ms() when the current boot began: the kernel spawned,
+ *		or re-executed itself for a reboot
  * @ready_deadline: boot_ms() by which it must have booted
  * @stop:	where the stop state machine is (loop.c)
  * @stop_deadline: boot_ms() at which it escalates

@@ -386,6 +386,7 @@ static int sup_boot(struct sup *s, const char *kernel, int cons, int exec)
 		s->t0 = boot_ms();
 		s->ready_deadline = s->t0 + s->c->ready_timeout * 1000ULL;
 		s->st.started = now_ms();
+		s->st.boot = s->st.started;
 		rc = spawn_uml(s, argv, cons, exec);
 		if (rc) {
 			err("%s: cannot start %s: %s", s->in->name, kernel,

@@ -27,6 +27,7 @@
 #include <unistd.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 
 #include "log.h"
 #include "sysacct.h"
@@ -88,6 +89,70 @@ int sysacct_warn_root(const struct inst *in)
 	warn("%s: there is no account %s, so this system instance runs as root: a guest that takes over its kernel is root on the host; create it (adduser --system --group %s) or use a per-user instance",
 	     in->name, name, name);
 	return 1;
+}
+
+/**
+ * access_as() - can an account read and search a directory?
+ * @pw:		the account
+ * @dir:	the directory
+ *
+ * A child takes the account's credentials, its groups included, as
+ * umarm@.service's User= gives them, and asks access(): the same answer
+ * the kernel gives the account, ACLs and every parent directory included.
+ *
+ * Return: 0 if it can, negative errno (-EACCES, ...) if not
+ */
+static int access_as(const struct passwd *pw, const char *dir)
+{
+	pid_t pid = fork();
+	int st;
+
+	if (pid < 0)
+		return -errno;
+	if (!pid) {
+		if (initgroups(pw->pw_name, pw->pw_gid) ||
+		    setgid(pw->pw_gid) || setuid(pw->pw_uid))
+			_exit(EPERM);
+		_exit(access(dir, R_OK | X_OK) ? errno : 0);
+	}
+	if (waitpid(pid, &st, 0) < 0 || !WIFEXITED(st))
+		return -ECHILD;
+	return -WEXITSTATUS(st);
+}
+
+/**
+ * sysacct_dir_access() - can whoever runs the instance use a directory?
+ * @in:		instance
+ * @dir:	host directory, resolved
+ * @who:	set to the name of the account that was asked about, or
+ *		NULL for the caller
+ *
+ * A host directory shared into the guest is read by the instance's
+ * kernel or virtiofsd: a per-user instance's are the caller's, a system
+ * instance's run as the system instances' account (umarm@.service, or
+ * sysacct_drop() without systemd), or as root where there is none.
+ * Asked at "share add", so that a directory they cannot read is refused
+ * with its fix, not mounted in the guest and failing there.
+ *
+ * Return: 0 if it can read and search @dir (or that cannot be told: a
+ *	   system instance handled by neither root nor the account),
+ *	   negative errno if it cannot
+ */
+int sysacct_dir_access(const struct inst *in, const char *dir,
+		       const char **who)
+{
+	struct passwd *pw;
+
+	*who = NULL;
+	if (in->sc->user)
+		return access(dir, R_OK | X_OK) ? -errno : 0;
+	pw = getpwnam(sysacct_name());
+	if (!pw || !pw->pw_uid)
+		return 0;	/* it runs as root */
+	*who = sysacct_name();
+	if (geteuid() == pw->pw_uid)
+		return access(dir, R_OK | X_OK) ? -errno : 0;
+	return geteuid() ? 0 : access_as(pw, dir);
 }
 
 /**

@@ -15,5 +15,7 @@
 const char *sysacct_name(void);
 int sysacct_warn_root(const struct inst *in);
 int sysacct_drop(const struct inst *in);
+int sysacct_dir_access(const struct inst *in, const char *dir,
+		       const char **who);
 
 #endif /* UMARM_SYSACCT_H */

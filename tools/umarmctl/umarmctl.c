@@ -17,6 +17,13 @@
 
 #define VERSION "0.1"
 
+/* What a word of the command line is to main(): see verb_word() */
+enum word_kind {
+	WORD_ANY,	/* a global option, or the verb's */
+	WORD_VERB,	/* the verb's: the value of one of its options */
+	WORD_REST,	/* it and every word after it are the verb's */
+};
+
 /**
  * output_mode() - set the output mode from -o/--output's value
  * @x:		global options
@@ -79,12 +86,101 @@ static int global_opt(struct ctx *x, int argc, char **argv, int *i,
 }
 
 /**
+ * verb_target() - the verb a name stands for, an alias resolved
+ * @name:	what the user typed
+ *
+ * Return: its entry (the aliased verb's for an alias), NULL if none
+ */
+static const struct verb *verb_target(const char *name)
+{
+	const struct verb *v = verb_find(name);
+
+	return v && v->alias_of ? verb_find(v->alias_of) : v;
+}
+
+/**
+ * struct scan - where main() is on the command line
+ * @verb:	the verb, once it has been seen (its target for an alias)
+ * @words:	words after the verb that are not options or their values
+ * @value_next:	the next word is the value of one of the verb's options
+ */
+struct scan {
+	const struct verb *verb;
+	int words;
+	int value_next;
+};
+
+/**
+ * verb_word() - is this word the verb's own, or the start of a command
+ *		 line that belongs to the guest?
+ * @sc:		scan state, advanced past the word
+ * @a:		the word
+ *
+ * After "--", and from the command word of exec, shell and mconsole on,
+ * every word is the guest's (or UML's): "exec NAME ls -v" runs "ls -v",
+ * and -v is no global option there.  The value of one of the verb's own
+ * options ("create --cmdline -v") is that option's.
+ *
+ * Return: WORD_REST if the rest of the line is the guest's, WORD_VERB
+ *	   if the word is the verb's as it stands, WORD_ANY if it may be a
+ *	   global option
+ */
+static enum word_kind verb_word(struct scan *sc, const char *a)
+{
+	const struct verb *v = sc->verb;
+	char opt[64];
+
+	if (!strcmp(a, "--"))
+		return WORD_REST;
+	if (!v)
+		return WORD_ANY;
+	if (sc->value_next) {
+		sc->value_next = 0;
+		return WORD_VERB;
+	}
+	if (a[0] == '-') {
+		snprintf(opt, sizeof(opt), " %s ", a);
+		sc->value_next = v->valued && strlen(a) < sizeof(opt) - 2 &&
+				 strstr(v->valued, opt);
+		return WORD_ANY;
+	}
+	if (v->guest_cmd && ++sc->words == v->guest_cmd)
+		return WORD_REST;
+	return WORD_ANY;
+}
+
+/**
+ * json_refused() - refuse -o json for what prints no JSON, not ignore it
+ * @v:		the verb
+ * @argc:	arguments after the verb
+ * @argv:	arguments
+ *
+ * A script that asks for JSON must not be handed a table to parse.
+ *
+ * Return: 1 if refused (message printed), 0 if the verb prints JSON
+ */
+static int json_refused(const struct verb *v, int argc, char **argv)
+{
+	const char *name = v->alias_of ? v->alias_of : v->name;
+
+	if (v->json == JSON_ALL ||
+	    (v->json == JSON_LIST && argc && !strcmp(argv[0], "list")))
+		return 0;
+	if (v->json == JSON_LIST)
+		err("-o json: only '%s list' prints JSON; drop -o json", name);
+	else
+		err("-o json: '%s' has no JSON output; drop -o json", name);
+	return 1;
+}
+
+/**
  * main() - parse global options, pick the scope, run the verb
  * @argc:	argument count
  * @argv:	arguments
  *
- * Global options may appear anywhere before a "--"; they are removed from
- * the vector the verb sees.  -h/--help before the verb is the summary of
+ * Global options may appear anywhere before a "--" and before the command
+ * line exec, shell and mconsole pass on (verb_word()); they are removed
+ * from the vector the verb sees.  -h/--help before the verb is the summary of
  * all verbs, after it that verb's usage.
  *
  * Return: exit code, see umarmctl(1) EXIT STATUS
@@ -93,6 +189,7 @@ int main(int argc, char **argv)
 {
 	int user = getuid() != 0, i, n = 0, help = 0, r;
 	struct ctx x = { .argv0 = argv[0] };
+	struct scan sc = { 0 };
 	char **args = calloc(argc + 1, sizeof(char *));
 	const struct verb *v;
 	const char *e;
@@ -102,10 +199,16 @@ int main(int argc, char **argv)
 	if ((e = getenv("UMARM_NO_SYSTEMD")) && *e && strcmp(e, "0"))
 		x.no_systemd = 1;
 	for (i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--")) {
+		enum word_kind k = verb_word(&sc, argv[i]);
+
+		if (k == WORD_REST) {
 			for (; i < argc; i++)
 				args[n++] = argv[i];
 			break;
+		}
+		if (k == WORD_VERB) {
+			args[n++] = argv[i];
+			continue;
 		}
 		r = global_opt(&x, argc, argv, &i, &user);
 		if (r < 0)
@@ -116,8 +219,10 @@ int main(int argc, char **argv)
 			help = n ? 2 : 1;
 		else if (!strcmp(argv[i], "--version") && !n)
 			return printf("umarmctl %s\n", VERSION) < 0;
-		else
+		else if (n)
 			args[n++] = argv[i];
+		else
+			sc.verb = verb_target(args[n++] = argv[i]);
 	}
 	if (help == 1 || (!n && help)) {
 		usage_all(stdout);
@@ -136,6 +241,8 @@ int main(int argc, char **argv)
 		verb_usage(stdout, args[0], "Usage:");
 		return EX_OK;
 	}
+	if (x.json && json_refused(v, n - 1, args + 1))
+		return EX_USAGE;
 	if (scope_init(&x.sc, user))
 		return EX_FAIL;
 	return v->fn(&x, n - 1, args + 1);

@@ -27,6 +27,7 @@
 #include "cmd.h"
 #include "log.h"
 #include "nif.h"
+#include "text.h"
 #include "usbipx.h"
 #include "util.h"
 
@@ -130,11 +131,68 @@ static int instance_passts(const struct inst *in, pid_t *pids, int max)
 }
 
 /**
- * usb_list() - print the host's USB devices
+ * json_attr() - a sysfs attribute as a JSON member: null where missing
+ * @key:	member name
+ * @v:		value, "" if the device has none
+ */
+static void json_attr(const char *key, const char *v)
+{
+	printf(",\"%s\":", key);
+	if (*v)
+		json_str(v);
+	else
+		printf("null");
+}
+
+/**
+ * usb_device() - print one host USB device, a table line or JSON object
+ * @x:		global options
+ * @busid:	the device
+ * @n:		how many were printed before it
+ *
+ * Its manufacturer and product come from the device itself: escaped, in
+ * the table as in JSON.
+ */
+static void usb_device(const struct ctx *x, const char *busid, int n)
+{
+	char vid[16], pid[16], prod[128], man[128], drv[PATH_LEN];
+	char eprod[4 * sizeof(prod)], eman[4 * sizeof(man)];
+	char evid[4 * sizeof(vid)], epid[4 * sizeof(pid)];
+	const char *state;
+
+	sysattr(busid, "idVendor", vid, sizeof(vid));
+	sysattr(busid, "idProduct", pid, sizeof(pid));
+	sysattr(busid, "product", prod, sizeof(prod));
+	sysattr(busid, "manufacturer", man, sizeof(man));
+	driver_of(busid, drv, sizeof(drv));
+	state = !strcmp(drv, "usbip-host") ? "exported" : "host";
+	if (x->json) {
+		printf("%s{\"busid\":", n ? "," : "");
+		json_str(busid);
+		json_attr("vendor", vid);
+		json_attr("product_id", pid);
+		printf(",\"state\":\"%s\"", state);
+		json_attr("manufacturer", man);
+		json_attr("product", prod);
+		putchar('}');
+		return;
+	}
+	if (!n)
+		printf("%-10s %-9s %-12s %s\n", "BUSID", "ID", "STATE", "DEVICE");
+	printf("%-10s %s:%s %-12s %s %s\n", busid,
+	       text_escape(vid, evid, sizeof(evid)),
+	       text_escape(pid, epid, sizeof(epid)), state,
+	       text_escape(man, eman, sizeof(eman)),
+	       text_escape(prod, eprod, sizeof(eprod)));
+}
+
+/**
+ * usb_list() - umarmctl usb list [-o json]: the host's USB devices
+ * @x:		global options
  *
  * Return: exit code
  */
-static int usb_list(void)
+static int usb_list(const struct ctx *x)
 {
 	char dir[PATH_LEN];
 	struct dirent *de;
@@ -143,30 +201,21 @@ static int usb_list(void)
 
 	pathf(dir, "%s/bus/usb/devices", usb_sysfs());
 	d = opendir(dir);
-	if (!d) {
-		printf("No USB devices (no %s).\n", dir);
-		return 0;
-	}
-	while ((de = readdir(d))) {
-		char vid[16], pid[16], prod[128], man[128], drv[PATH_LEN];
-
+	if (x->json)
+		putchar('[');
+	while (d && (de = readdir(d))) {
 		if (de->d_name[0] == '.' || strchr(de->d_name, ':') ||
 		    !strncmp(de->d_name, "usb", 3))
 			continue;
-		sysattr(de->d_name, "idVendor", vid, sizeof(vid));
-		sysattr(de->d_name, "idProduct", pid, sizeof(pid));
-		sysattr(de->d_name, "product", prod, sizeof(prod));
-		sysattr(de->d_name, "manufacturer", man, sizeof(man));
-		driver_of(de->d_name, drv, sizeof(drv));
-		if (!n++)
-			printf("%-10s %-9s %-12s %s\n", "BUSID", "ID", "STATE",
-			       "DEVICE");
-		printf("%-10s %s:%s %-12s %s %s\n", de->d_name, vid, pid,
-		       !strcmp(drv, "usbip-host") ? "exported" : "host",
-		       man, prod);
+		usb_device(x, de->d_name, n++);
 	}
-	closedir(d);
-	if (!n)
+	if (d)
+		closedir(d);
+	if (x->json)
+		printf("]\n");
+	else if (!d)
+		printf("No USB devices (no %s).\n", dir);
+	else if (!n)
 		printf("No USB devices on this host.\n");
 	return 0;
 }
@@ -362,7 +411,7 @@ static int usb_detach(struct ctx *x, const char *name, const char *busid)
 int cmd_usb(struct ctx *x, int argc, char **argv)
 {
 	if (argc == 1 && !strcmp(argv[0], "list"))
-		return usb_list();
+		return usb_list(x);
 	/* it reaches usbip and a script in the guest: nothing but an id */
 	if (argc == 3 && busid_check(argv[2])) {
 		err("invalid bus id '%.40s': it looks like 1-2 or 1-2.3 (see 'umarmctl usb list')",
@@ -373,6 +422,5 @@ int cmd_usb(struct ctx *x, int argc, char **argv)
 		return usb_attach(x, argv[1], argv[2]);
 	if (argc == 3 && !strcmp(argv[0], "detach"))
 		return usb_detach(x, argv[1], argv[2]);
-	err("usage: umarmctl usb list | usb attach NAME BUSID | usb detach NAME BUSID");
-	return EX_USAGE;
+	return usage_error("usb");
 }

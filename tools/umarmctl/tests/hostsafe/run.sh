@@ -405,6 +405,72 @@ case_verb_help() {
 	want help.shell_nocmd 255 "$T/out" 'usage: +umarmctl shell NAME' u shell x --
 }
 
+# case_guest_cmdline - the command line exec, shell and mconsole pass on is
+# not searched for global options, nor is the value of a verb's option
+case_guest_cmdline() {
+	mkinst gc || { fail guest-cmdline "create failed"; return; }
+	want guest_cmd.exec_help 255 "$T/out" "^umarmctl: error: nx: no such instance" u exec nx ls --help
+	want guest_cmd.exec_output 255 "$T/out" "nx: no such instance" u exec nx ls -o yaml
+	want guest_cmd.exec_timeout 255 "$T/out" "nx: no such instance" u exec nx --timeout 5 ls -v -o yaml
+	want guest_cmd.shell 255 "$T/out" "nx: no such instance" u shell nx ls -o yaml
+	want guest_cmd.mconsole 3 "$T/out" "nx: no such instance" u mconsole nx log -o yaml
+	want guest_cmd.before_cmd 2 "$T/out" "'yaml' is not an output mode" u exec nx -o yaml ls
+	# shellcheck disable=SC2016 # sh -c expands them
+	want guest_cmd.cmdline 0 "$T/out" "^cmdline = -v$" sh -c '"$0" --no-systemd create gv --image "$1" --cmdline -v >/dev/null 2>&1 && "$0" --no-systemd config gv' "$UMARMCTL" "$T/base.img"
+	u rm gc gv >/dev/null 2>&1
+}
+
+# case_usage_form - disk, net, port-forward and usb print their usage as
+# every verb does, and name a bad value rather than print the usage
+case_usage_form() {
+	for v in "net" "net add" "net rm" "net list" "disk" "disk add x" \
+		 "port-forward" "usb bogus"; do
+		# shellcheck disable=SC2086
+		want "usage_form.$(echo "$v" | tr ' ' _)" 2 "$T/out" "^usage: +umarmctl ${v%% *}" u $v
+	done
+	want usage_form.net_port 2 "$T/out" "^umarmctl: error: --port: 'bogus' is not a port forward" u net add x --port bogus
+	want usage_form.net_rm_if 2 "$T/out" "^umarmctl: error: 'eth0' is not an interface: netN" u net rm x eth0
+	want usage_form.disk_size 2 "$T/out" "^umarmctl: error: SIZE: '1X' is not a size of at least 1M" u disk add x 1X
+	want usage_form.disk_n 2 "$T/out" "^umarmctl: error: N: '99' is not a disk number: 0 to 15" u disk rm x 99
+	want usage_form.resize_size 2 "$T/out" "^umarmctl: error: SIZE: 'z' is not a size" u disk resize x 1 z
+	want usage_form.port_spec 2 "$T/out" "^umarmctl: error: 'bad' is not a port forward" u port-forward x bad
+}
+
+# case_share_access - share add refuses a directory that whoever runs the
+# instance cannot read: the system account (as root), or the caller
+case_share_access() {
+	[ "$(id -u)" = 0 ] || { skip share-access "needs root (to be the system account and an ordinary user)"; return; }
+	getent passwd nobody >/dev/null || { skip share-access "no account nobody"; return; }
+	mkinst sa || { fail share-access "create failed"; return; }
+	mkdir -p "$T/private/d" "$T/open"
+	chmod 700 "$T/private"
+	chmod 755 "$T/open"
+	sum=$(md5sum <"$T/etc/instances/sa.conf")
+	want share_access.system 2 "$T/out" "sa: $T/private/d: the account nobody, which runs system instances, cannot read it \\(Permission denied\\): give it read and search permission" env UMARM_SYSTEM_ACCOUNT=nobody "$UMARMCTL" --no-systemd share add sa "$T/private/d"
+	[ "$(md5sum <"$T/etc/instances/sa.conf")" = "$sum" ] && pass share_access.unchanged ||
+		fail share_access.unchanged "the configuration changed"
+	want share_access.system_ok 0 "$T/out" "open: $T/open on /mnt/open" env UMARM_SYSTEM_ACCOUNT=nobody "$UMARMCTL" --no-systemd share add sa "$T/open"
+	want share_access.no_account 0 "$T/out" "d: $T/private/d on /mnt/d" env UMARM_SYSTEM_ACCOUNT=no-such-account "$UMARMCTL" --no-systemd share add sa "$T/private/d"
+	# an ordinary user's own instance: the caller's permissions
+	mkdir -p "$T/nb"
+	chown nobody "$T/nb"
+	cp "$T/base.img" "$T/nb/base.img"
+	chmod 644 "$T/nb/base.img"
+	nb() {
+		setpriv --reuid=nobody --regid="$(id -g nobody)" --clear-groups \
+			env HOME="$T/nb" UMARM_CONFIG_DIR="$T/nb/etc" \
+			UMARM_STATE_DIR="$T/nb/lib" UMARM_RUNTIME_DIR="$T/nb/run" \
+			"$UMARMCTL" --no-systemd --user "$@"
+	}
+	nb create un --image "$T/nb/base.img" >"$T/out" 2>&1 ||
+		{ fail share_access.user "create as nobody failed: $(cat "$T/out")"; return; }
+	want share_access.user 2 "$T/out" "un: $T/private/d: you cannot read it \\(Permission denied\\), and the instance runs as you" nb share add un "$T/private/d"
+	want share_access.user_top 2 "$T/out" "un: $T/private: you cannot read it \\(Permission denied\\)" nb share add un "$T/private"
+	want share_access.user_ok 0 "$T/out" "open: $T/open on /mnt/open" nb share add un "$T/open"
+	nb rm un >/dev/null 2>&1
+	u rm sa >/dev/null 2>&1
+}
+
 # case_share_cli - share add/rm/list refuse bad input, naming the fix;
 # a stopped instance's share is saved for the next start
 case_share_cli() {
@@ -423,6 +489,10 @@ case_share_cli() {
 	want share.conf 0 "$T/out" "^share = sd $T/sd /mnt/sd ro$" u config sc
 	want share.rm 0 "$T/out" "sd removed" u share rm sc /mnt/sd
 	want share.rm_unknown 2 "$T/out" "no share 'sd' \\('umarmctl share list sc'\\)" u share rm sc sd
+	sum=$(md5sum <"$T/etc/instances/sc.conf")
+	want share.transport_bad 2 "$T/out" "^umarmctl: error: --transport: 'nfs' is not a transport: use hostfs or virtiofs$" u share add sc "$T/sd" --transport nfs
+	[ "$(md5sum <"$T/etc/instances/sc.conf")" = "$sum" ] && pass share.transport_bad_unchanged ||
+		fail share.transport_bad_unchanged "the configuration changed"
 	want share.virtiofs_missing 6 "$T/out" "virtiofsd.*is missing: apt install virtiofsd" env UMARM_VIRTIOFSD="$T/no-virtiofsd" "$UMARMCTL" share add sc "$T/sd" /v --transport virtiofs
 	u rm sc >/dev/null 2>&1
 }
@@ -447,6 +517,43 @@ case_output_modes() {
 		pass output.count || fail output.count "$rows rows: $(cat "$T/out")"
 	rm -f "$T/etc/instances/not one.conf"
 	u rm om >/dev/null 2>&1
+}
+
+# case_json_forms - -o json gives JSON (escaped, null for unset) for config,
+# check, disk list and usb list, and is refused where there is none
+case_json_forms() {
+	mkinst jf || { fail json-forms "create failed"; return; }
+	esc=$(printf '\033]0;pwned\007')
+	sed -i "s|^image = .*|image = x${esc}y|" "$T/etc/instances/jf.conf"
+	want json.config 0 "$T/out" '^\{"name":"jf","file":"[^"]*/jf\.conf","image":"x\\u001b\]0;pwned\\u0007y","flavour":"[0-9]+k","memory":[0-9]+,"cpus":[0-9]+,"kernel":null,"disks":\[\{"disk":0,"device":"/dev/ubda","file":"[^"]*","base":' u config jf -o json
+	want json.config_shares 0 "$T/out" '"exec":"[a-z-]+","shares":\[\]\}$' u config jf --output=json
+	head -c 4096 /dev/urandom >"$T/lib/umarm/jf/root.cow"
+	want json.disk_list 0 "$T/out" '^\[\{"disk":0,"device":"/dev/ubda","bytes":[1-9][0-9]*,"file":"[^"]*/root\.cow","base":"[^"]*/base\.img"\}\]$' u disk list jf -o json
+	echo 'disk1 = gone.img' >>"$T/etc/instances/jf.conf"
+	want json.disk_unknown 0 "$T/out" '\{"disk":1,"device":"/dev/ubdb","bytes":null,"file":"[^"]*/gone\.img","base":null\}\]$' u -o json disk list jf
+	# shellcheck disable=SC2016 # sh -c expands them
+	want json.check 0 "$T/out" '^\{"checks":\[\{"level":"(ok|FAIL|warn|info)","check":"[^"]+","found":".*\],"instance":null,"ok":(true|false)\}$' sh -c '"$0" --no-systemd check -o json; true' "$UMARMCTL"
+	# shellcheck disable=SC2016 # sh -c expands them
+	want json.check_inst 0 "$T/out" '"instance":\{"name":"jf","can_start":(true|false)\},"ok":' sh -c '"$0" --no-systemd check jf -o json 2>/dev/null; true' "$UMARMCTL"
+	d=$T/sys/bus/usb/devices/1-2
+	mkdir -p "$d" "$T/sys/bus/usb/devices/usb1"
+	echo 1d6b >"$d/idVendor"
+	echo 0104 >"$d/idProduct"
+	printf 'Key%sboard\n' "$esc" >"$d/product"
+	want json.usb_list 0 "$T/out" '^\[\{"busid":"1-2","vendor":"1d6b","product_id":"0104","state":"host","manufacturer":null,"product":"Key\\u001b\]0;pwned\\u0007board"\}\]$' env UMARM_SYSFS="$T/sys" "$UMARMCTL" usb list -o json
+	env UMARM_SYSFS="$T/sys" "$UMARMCTL" usb list >"$T/out" 2>&1
+	if grep -q "$(printf '\033')" "$T/out" ||
+	   ! grep -q '^1-2 .*Key\\x1b\]0;pwned\\x07board' "$T/out"; then
+		fail json.usb_table_escaped "$(od -c "$T/out" | head -5)"
+	else
+		pass json.usb_table_escaped
+	fi
+	want json.refused 2 "$T/out" "^umarmctl: error: -o json: 'start' has no JSON output; drop -o json" u -o json start jf
+	want json.refused_sub 2 "$T/out" "only 'disk list' prints JSON" u disk add jf 1M -o json
+	want json.refused_alias 2 "$T/out" "'stop' has no JSON output" u poweroff jf --json
+	[ ! -e "$T/lib/umarm/jf/disk2.img" ] && pass json.refused_nothing_done ||
+		fail json.refused_nothing_done "disk add ran with -o json"
+	u rm jf >/dev/null 2>&1
 }
 
 # case_status_stopped - status of a stopped instance exits 3
@@ -705,7 +812,8 @@ all="disk_rm_outside image_recipe_lookup resize_quote usb_busid modes
 daemon_fds status_other_user clone_race reap_race rename_race
 logs_escapes disk_symlinks verb_help output_modes status_stopped bad_values
 term_escapes missing_state already_starting stop_starting default_flavour
-share_cli no_instance stop_booting image_label"
+share_cli no_instance stop_booting image_label json_forms
+guest_cmdline usage_form share_access"
 # shellcheck disable=SC2048,SC2086
 for c in ${*:-$all}; do
 	"case_$(echo "$c" | tr - _)"

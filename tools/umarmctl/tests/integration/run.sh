@@ -204,6 +204,10 @@ if want basic; then
 	cmp -s "$T/blob" "$T/blob.out" && pass exec.binary_exact || fail exec.binary_exact "output differs ($(wc -c <"$T/blob.out") bytes)"
 	u exec a1 -- sh -c 'printf "%s|" "$@"' x 'a b' "it's" '$HOME' >"$T/o"
 	[ "$(cat "$T/o")" = "a b|it's|\$HOME|" ] && pass exec.quoting || fail exec.quoting "$(cat "$T/o")"
+	# after the command word, every word is the guest's: no global option
+	u exec a1 printf '%s|' -v -q --help -o yaml -- x >"$T/o" 2>&1
+	[ "$(cat "$T/o")" = "-v|-q|--help|-o|yaml|--|x|" ] && pass exec.guest_options ||
+		fail exec.guest_options "$(head -c 300 "$T/o")"
 	expect exec.notfound 127 u exec a1 -- /no/such/command
 	u exec a1 -- sh -c 'exit 0' & u exec a1 -- sh -c 'exit 3' & u exec a1 -- sh -c 'exit 5'
 	r3=$?; wait
@@ -219,7 +223,15 @@ if want basic; then
 	# reboot: a new kernel boots (a second marker in this run's log),
 	# under the same supervisor
 	sup=$(sed -n 's/^supervisor=//p' "$T/run/a1/state")
+	rt=$(date +%s%3N)
 	expect reboot.ok 0 u reboot a1
+	# "booted in" is this boot's: at most the time since the reboot
+	# began, not the time since the first start
+	d=$(( $(date +%s%3N) - rt ))
+	u status a1 >"$T/status"
+	b=$(sed -n 's/.*; booted in \([0-9.]*\)s$/\1/p' "$T/status")
+	awk -v b="$b" -v d="$d" 'BEGIN { exit !(b != "" && b * 1000 <= d + 20) }' &&
+		pass reboot.booted_in || fail reboot.booted_in "booted in ${b:-?}s, but the reboot took ${d} ms: $(grep Since "$T/status")"
 	[ "$(sed -n '/umarmctl: a1 started/,$p' "$T/lib/a1/console.log" | grep -c UMARM_BOOT_OK)" -ge 2 ] &&
 		pass reboot.booted_again ||
 		fail reboot.booted_again "one boot marker in: $(tail -c 300 "$T/lib/a1/console.log")"
@@ -1106,6 +1118,10 @@ if want shares; then
 	expect shares.hot_add 0 u share add sh1 "$S/hot" /hot --ro
 	u exec sh1 -- sh -c 'cat /hot/h; touch /hot/t' >"$T/o" 2>&1
 	grep_out shares.hot_read "^hot$" "$T/o"
+	# a host directory's setuid binaries and device nodes give a guest
+	# user nothing: hot-added shares are nosuid,nodev, as at boot
+	u exec sh1 -- grep " /hot " /proc/mounts >"$T/o" 2>&1
+	grep_out shares.hot_nosuid_nodev " /hot hostfs ro,nosuid,nodev[, ]" "$T/o"
 	[ ! -e "$S/hot/t" ] && pass shares.hot_ro || fail shares.hot_ro "the guest wrote $S/hot/t"
 	expect shares.hot_rm 0 u share rm sh1 /hot
 	# the guest unmounts on its own time (seconds under an emulator)
@@ -1251,6 +1267,8 @@ EOS
 			expect virtiofs.hot_add 0 uv share add vf1 "$V/hot" /vhot --transport virtiofs --ro
 			u exec vf1 -- sh -c 'cat /vboot/f; touch /vhot/x' >"$T/o" 2>&1
 			grep_out virtiofs.read "^data$" "$T/o"
+			u exec vf1 -- grep " /vhot " /proc/mounts >"$T/o" 2>&1
+			grep_out virtiofs.hot_nosuid_nodev " /vhot virtiofs ro,nosuid,nodev[, ]" "$T/o"
 			[ ! -e "$V/hot/x" ] && pass virtiofs.ro || fail virtiofs.ro "wrote $V/hot/x"
 			virtiofs_real_checks
 		else

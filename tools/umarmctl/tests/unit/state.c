@@ -54,7 +54,7 @@ static void json_of(const char *s, char *out, size_t len)
  */
 static void test_guest_text(void)
 {
-	struct state w = { .supervisor = 42 }, r;
+	struct state w = { .supervisor = 42, .boot = 1234, .ready = 5678 }, r;
 	char path[PATH_LEN], *buf, js[256], t[64];
 	ssize_t n;
 	int lines = 0, i;
@@ -67,10 +67,13 @@ static void test_guest_text(void)
 	n = read_file(path, &buf, 8192);
 	for (i = 0; i < n; i++)
 		lines += buf[i] == '\n';
-	CHECK("state.lines", n > 0 && lines == 9, "%d lines:\n%s", lines,
+	CHECK("state.lines", n > 0 && lines == 10, "%d lines:\n%s", lines,
 	      n > 0 ? buf : "");
 	free(buf);
 	CHECK("state.read", !state_read(path, &r), "failed");
+	CHECK("state.boot_kept", r.boot == w.boot && r.ready == w.ready,
+	      "boot %llu ready %llu", (unsigned long long)r.boot,
+	      (unsigned long long)r.ready);
 	CHECK("state.status_kept", !strcmp(r.status, "stopped") &&
 	      r.supervisor == 42, "status '%s' supervisor %d", r.status,
 	      (int)r.supervisor);
