@@ -156,7 +156,7 @@ if [ -z "$image" ]; then
 		EXTRA_BINS="${EXTRA_BINS:-} $(command -v setfattr) $(command -v getfattr)"
 		export EXTRA_BINS
 	fi
-	image=$("$here/mkimage.sh" "$T/test.img" $modules) || { echo "FAIL mkimage"; exit 1; }
+	image=$("$here/mkimage.sh" "$T/test.img" ${modules:+"$modules"}) || { echo "FAIL mkimage"; exit 1; }
 fi
 echo "image:  $image"
 
@@ -371,7 +371,7 @@ if want kill9; then
 	# Only a kill that lands before the guest is ready tells anything: on
 	# a loaded machine the state file can appear after the boot, so try
 	# again (up to three times) when start was done before the kill.
-	for try in 1 2 3; do
+	for _ in 1 2 3; do
 		u start k1 >"$T/o" 2>"$T/e" &
 		sp=$!
 		sup=
