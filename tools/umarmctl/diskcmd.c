@@ -379,8 +379,8 @@ static int disk_list(struct ctx *x, const char *name)
 			continue;
 		}
 		printf("disk%-2d /dev/ubd%c %12lld %s%s%s\n", i, 'a' + i,
-		       unknown ? 0LL : (long long)st.st_blocks * 512, p,
-		       *c.disk[i].base ? " over " : "", c.disk[i].base);
+		       unknown ? 0LL : (long long)st.st_blocks * 512, tty_str(p),
+		       *c.disk[i].base ? " over " : "", tty_str(c.disk[i].base));
 	}
 	if (x->json)
 		printf("]\n");

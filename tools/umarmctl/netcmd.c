@@ -401,9 +401,9 @@ static int net_list(struct ctx *x, int argc, char **argv)
 			putchar('}');
 		} else {
 			printf("net%-2d %-10s %-13s %-7d %-7s %s\n", i,
-			       f[i].backend, dev, (int)f[i].passt,
+			       tty_str(f[i].backend), dev, (int)f[i].passt,
 			       f[i].hotplug ? "hotplug" : "boot",
-			       *f[i].ports ? f[i].ports : "-");
+			       *f[i].ports ? tty_str(f[i].ports) : "-");
 		}
 		first = 0;
 	}

@@ -466,9 +466,10 @@ static int share_list(struct ctx *x, int argc, char **argv)
 			conf_share_json(c, i);
 		} else {
 			printf("%-16s %-9s %-3s %-24s %s\n",
-			       conf_str(c, sh->name),
+			       tty_str(conf_str(c, sh->name)),
 			       conf_share_fs_name(sh->fs), sh->ro ? "ro" : "rw",
-			       conf_str(c, sh->guest), conf_str(c, sh->host));
+			       tty_str(conf_str(c, sh->guest)),
+			       tty_str(conf_str(c, sh->host)));
 		}
 	}
 	if (x->json)

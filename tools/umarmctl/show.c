@@ -37,22 +37,6 @@ struct row {
 };
 
 /**
- * tty() - a value from a configuration, fit to print (text_escape())
- * @s:		the value
- *
- * Four buffers, used in turn: up to four values in one printf().
- *
- * Return: the escaped copy
- */
-static const char *tty(const char *s)
-{
-	static char buf[4][4 * PATH_LEN];
-	static unsigned int next;
-
-	return text_escape(s, buf[next++ % 4], sizeof(buf[0]));
-}
-
-/**
  * row_load() - gather the facts about an instance
  * @in:		instance
  * @r:		row to fill
@@ -246,7 +230,7 @@ static void row_table(const struct row *r)
 	       r->conf_ok ? mem : "-", cpus,
 	       r->running ? r->st.net :
 	       r->conf_ok ? conf_net_name(&r->c) : "-", up,
-	       r->conf_ok ? tty(r->c.image) : "-");
+	       r->conf_ok ? tty_str(r->c.image) : "-");
 }
 
 /**
@@ -329,7 +313,7 @@ static void status_running(struct ctx *x, const struct row *r)
  * @r:		row, whose configuration loaded
  *
  * Paths come from a file anybody with access to it may have written:
- * escaped (tty()).
+ * escaped (tty_str()).
  */
 static void status_conf(const struct row *r)
 {
@@ -341,13 +325,13 @@ static void status_conf(const struct row *r)
 	format_size(c->memory, mem, sizeof(mem));
 	printf("      Flavour: %s   Memory: %s   CPUs: %u\n",
 	       conf_flavour(c), mem, c->cpus);
-	printf("       Kernel: %s\n", tty(k));
+	printf("       Kernel: %s\n", tty_str(k));
 	for (d = 0; d < CONF_MAX_DISKS; d++) {
 		if (!c->disk[d].set)
 			continue;
-		printf("        disk%d: %s%s%s\n", d, tty(c->disk[d].file),
+		printf("        disk%d: %s%s%s\n", d, tty_str(c->disk[d].file),
 		       *c->disk[d].base ? " over " : "",
-		       tty(c->disk[d].base));
+		       tty_str(c->disk[d].base));
 	}
 	printf("      Network: %s", conf_net_name(c));
 	if (r->running && c->net != NET_NONE)
@@ -372,15 +356,15 @@ static void status_text(struct ctx *x, const struct inst *in,
 	       x->sc.user ? "per-user" : "system", r->st.status);
 	if (r->unknown)
 		printf("         Note: cannot tell whether it runs: %s: %s (ask its owner, or root)\n",
-		       tty(in->state), strerror(r->unknown));
+		       tty_str(in->state), strerror(r->unknown));
 	if (r->running)
 		status_running(x, r);
 	else if (*r->last.status)
 		printf("     Last run: %s (%s)\n", r->last.status, r->last.exit);
 	if (r->conf_ok)
 		status_conf(r);
-	printf("       Config: %s\n        State: %s\n", tty(in->conf),
-	       tty(in->state));
+	printf("       Config: %s\n        State: %s\n", tty_str(in->conf),
+	       tty_str(in->state));
 }
 
 /**
@@ -479,7 +463,7 @@ int cmd_config(struct ctx *x, int argc, char **argv)
 	 * escaped; to a pipe, as it is (it parses back)
 	 */
 	if (isatty(1))
-		printf("# %s\n%s", tty(in.conf), tty(buf));
+		printf("# %s\n%s", tty_str(in.conf), tty_str(buf));
 	else
 		printf("# %s\n%s", in.conf, buf);
 	return 0;

@@ -128,6 +128,23 @@ char *text_escape(const char *s, char *out, size_t len)
 }
 
 /**
+ * tty_str() - a value from a configuration, fit to print (text_escape())
+ * @s:		the value
+ *
+ * For tables and messages that show paths and names a file gave: four
+ * buffers, used in turn, so up to four values fit in one printf().
+ *
+ * Return: the escaped copy
+ */
+const char *tty_str(const char *s)
+{
+	static char buf[4][4 * TTY_STR_MAX];
+	static unsigned int next;
+
+	return text_escape(s, buf[next++ % 4], sizeof(buf[0]));
+}
+
+/**
  * json_put() - print a JSON string literal, valid whatever @s holds
  * @f:		output
  * @s:		NUL-terminated string, any bytes

@@ -17,6 +17,9 @@ size_t utf8_seq_len(const char *s);
 size_t utf8_len_n(const char *s, size_t avail);
 void text_clean(char *s, int flags);
 char *text_escape(const char *s, char *out, size_t len);
+/* the longest value tty_str() escapes whole: a path */
+#define TTY_STR_MAX	4096
+const char *tty_str(const char *s);
 void json_put(FILE *f, const char *s);
 void json_str(const char *s);
 size_t term_filter(const char *in, size_t n, char *out);
