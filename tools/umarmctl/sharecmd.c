@@ -14,6 +14,7 @@
 
 #define _GNU_SOURCE
 #include <errno.h>
+#include <getopt.h>
 #include <libgen.h>
 #include <limits.h>
 #include <stdio.h>
@@ -60,37 +61,40 @@ struct share_args {
  */
 static int add_args(int argc, char **argv, struct share_args *a)
 {
-	const char *pos[3] = { NULL, NULL, NULL };
-	int i, npos = 0;
+	static const struct option opts[] = {
+		{ "ro", no_argument, NULL, 'r' },
+		{ "read-only", no_argument, NULL, 'r' },
+		{ "name", required_argument, NULL, 'n' },
+		{ "transport", required_argument, NULL, 't' },
+		{ 0 },
+	};
+	int o;
 
 	memset(a, 0, sizeof(*a));
-	for (i = 0; i < argc; i++) {
-		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-
-		if (!strcmp(argv[i], "--ro") || !strcmp(argv[i], "--read-only")) {
+	/* getopt wants a program name first: that is the verb's slot */
+	argc++;
+	argv--;
+	optind = 0;
+	while ((o = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		if (o == 'r') {
 			a->ro = 1;
-		} else if (!strcmp(argv[i], "--name") && v) {
-			a->name = argv[++i];
-		} else if (!strcmp(argv[i], "--transport") && v) {
-			if (!strcmp(v, "virtiofs")) {
-				a->fs = SHARE_VIRTIOFS;
-			} else if (strcmp(v, "hostfs")) {
-				err("--transport: '%s' is not a transport: use hostfs or virtiofs",
-				    v);
-				return EX_USAGE;
-			}
-			i++;
-		} else if (argv[i][0] == '-' || npos == 3) {
+		} else if (o == 'n') {
+			a->name = optarg;
+		} else if (o == 't' && !strcmp(optarg, "virtiofs")) {
+			a->fs = SHARE_VIRTIOFS;
+		} else if (o == 't' && strcmp(optarg, "hostfs")) {
+			err("--transport: '%s' is not a transport: use hostfs or virtiofs",
+			    optarg);
+			return EX_USAGE;
+		} else if (o != 't') {
 			return usage_error("share");
-		} else {
-			pos[npos++] = argv[i];
 		}
 	}
-	if (npos < 2)
+	if (argc - optind < 2 || argc - optind > 3)
 		return usage_error("share");
-	a->inst = pos[0];
-	a->host = pos[1];
-	a->guest = pos[2];
+	a->inst = argv[optind];
+	a->host = argv[optind + 1];
+	a->guest = argc - optind == 3 ? argv[optind + 2] : NULL;
 	return 0;
 }
 

@@ -493,6 +493,7 @@ case_share_cli() {
 	want share.transport_bad 2 "$T/out" "^umarmctl: error: --transport: 'nfs' is not a transport: use hostfs or virtiofs$" u share add sc "$T/sd" --transport nfs
 	[ "$(md5sum <"$T/etc/instances/sc.conf")" = "$sum" ] && pass share.transport_bad_unchanged ||
 		fail share.transport_bad_unchanged "the configuration changed"
+	want share.equals_form 0 "$T/out" "^named: $T/sd on /srv/named \\(hostfs, rw\\)" u share add sc "$T/sd" /srv/named --name=named --transport=hostfs
 	want share.virtiofs_missing 6 "$T/out" "virtiofsd.*is missing: apt install virtiofsd" env UMARM_VIRTIOFSD="$T/no-virtiofsd" "$UMARMCTL" share add sc "$T/sd" /v --transport virtiofs
 	u rm sc >/dev/null 2>&1
 }
