@@ -68,7 +68,10 @@ cp "$top/tests/autopkgtest/lib/run-gate" "$bundle/tests/autopkgtest/lib/"
 bundle_kernel 4k "$bundle/k"
 bundle_kernel 16k "$bundle/k"
 cp "$("$top/images/build.sh" minimal arm64 | tail -n 1)" "$bundle/minimal.ext4"
-(cd "$bundle/debs" && apt-get download proot:arm64 libtalloc2:arm64) >&2 ||
+# the VM's suite's proot (bookworm's 5.1.0 cannot even run /bin/true on
+# sid's 7.2 kernel there: SIGSEGV in the tracee)
+(cd "$bundle/debs" && apt-get download "proot:arm64/${SUITE:-sid}" \
+	"libtalloc2:arm64/${SUITE:-sid}") >&2 ||
 	die "could not download proot:arm64 (dpkg --add-architecture arm64; apt-get update)"
 [ "$bench" = run ] || bundle_umarmctl "$bundle/tools/umarmctl"
 tar -C "$bundle" -cf "$out/bundle.tar" .

@@ -12,10 +12,18 @@ function cost(c, base, k,    m) {
 	return m > 0 ? 100 * (median(per_op, c, k, n[c, k]) / m - 1) : 0
 }
 
+# shown(c, base, k) - cost(), or n/a where either condition has no sample
+# (proot left out where it cannot run perfbench)
+function shown(c, base, k) {
+	if (!n[c, k] || !n[base, k])
+		return sprintf("%12s", "n/a")
+	return sprintf("%+11.1f%%", cost(c, base, k))
+}
+
 END {
 	printf "%-10s %12s %12s\n", "case", "proot-N/0", "guest-N/0"
 	for (k in seen)
 		if (k != "compute")
-			printf "%-10s %+11.1f%% %+11.1f%%\n", k,
-				cost(pn, "proot-0", k), cost(gn, "guest-0", k)
+			printf "%-10s %s %s\n", k, shown(pn, "proot-0", k),
+				shown(gn, "guest-0", k)
 }
