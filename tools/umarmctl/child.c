@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* umarmctl - manage User-Mode Linux instances
  *
- * child.c - the signal state and umask of the programs the supervisor starts
+ * child.c - the signal state, umask and open-file limit of the programs the
+ * supervisor starts
  *
  * The supervisor blocks SIGCHLD, SIGTERM, SIGINT and SIGHUP (it reads them
  * from a signalfd) and ignores SIGPIPE.  A blocked mask and ignored
@@ -23,6 +24,7 @@
 #include <signal.h>
 #include <unistd.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 
@@ -161,4 +163,27 @@ pid_t child_watch(pid_t target)
 		sigwait(&term, &sig);
 	watch_stop(pidfd, target);
 	_exit(0);
+}
+
+/**
+ * child_nofile_raise() - let a forked child open as many files as the hard
+ * limit allows
+ *
+ * The UML kernel holds a host descriptor for every hostfs mount (its root,
+ * resolved once) and for every guest address space (its stub's socket in
+ * SECCOMP mode): with 1000 shares the usual soft limit of 1024 ran out,
+ * and the guest could start no more processes ("start_userspace :
+ * socketpair failed, errno = 24" on its console).  Raising the soft limit
+ * to the hard one is what systemd asks of programs that need many files
+ * (it keeps the soft limit at 1024 for select()'s sake; UML uses epoll).
+ * Call in the child before execve().
+ */
+void child_nofile_raise(void)
+{
+	struct rlimit r;
+
+	if (!getrlimit(RLIMIT_NOFILE, &r) && r.rlim_cur < r.rlim_max) {
+		r.rlim_cur = r.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &r);
+	}
 }

@@ -41,6 +41,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -220,6 +221,40 @@ static struct sup *sup_new(const struct inst *in, const struct conf *c,
 	return s;
 }
 
+/* host descriptors the kernel needs besides its hostfs mounts' (disks,
+ * consoles, stubs of the guest's processes)
+ */
+#define NOFILE_SPARE	512
+
+/**
+ * nofile_check() - can the kernel hold a descriptor for each hostfs share?
+ * @s:		supervisor
+ *
+ * The kernel raises its soft limit to the hard one (child_nofile_raise());
+ * a hard limit below what the shares take would leave the guest unable to
+ * start processes, far from the cause.
+ *
+ * Return: 0, or -EMFILE (the starter told)
+ */
+static int nofile_check(struct sup *s)
+{
+	unsigned long need = NOFILE_SPARE;
+	char msg[256];
+	struct rlimit r;
+	int i;
+
+	for (i = 0; i < s->c->nshares; i++)
+		need += s->c->share[i].fs == SHARE_HOSTFS;
+	if (getrlimit(RLIMIT_NOFILE, &r) || r.rlim_max >= need)
+		return 0;
+	snprintf(msg, sizeof(msg),
+		 "%d shares need %lu open files, and the hard limit is %llu: raise it (LimitNOFILE= in a drop-in of the unit, or ulimit -Hn as root) or remove shares",
+		 s->c->nshares, need, (unsigned long long)r.rlim_max);
+	err("%s: %s", s->in->name, msg);
+	tell_starter(s, 0, EX_HOST, msg);
+	return -EMFILE;
+}
+
 /**
  * sup_check() - can this host boot the instance: kernel, flavour, disks
  * @s:		supervisor
@@ -240,6 +275,8 @@ static int sup_check(struct sup *s, char *kernel)
 		tell_starter(s, 0, EX_STATE, "disk check failed");
 		return EX_STATE;
 	}
+	if (nofile_check(s))
+		return EX_HOST;
 	return 0;
 }
 

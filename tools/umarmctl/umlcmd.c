@@ -256,6 +256,7 @@ int spawn_uml(struct sup *s, char **argv, int cons, int exec)
 		if (shares_enter(s->in, s->c))
 			_exit(125);
 		child_umask_restore();
+		child_nofile_raise();
 		if (nosetid_install()) {
 			dprintf(2, "umarmctl: cannot install the seccomp filter that keeps set-ID bits off shared files: %s\n",
 				strerror(errno));

@@ -814,12 +814,26 @@ case_image_label() {
 	for i in 1 2 3 4 5; do u rm "lb$i" >/dev/null 2>&1; done
 }
 
+# case_nofile_limit - a hard limit of open files below what the hostfs
+# shares take is named at start, with the fix, before the kernel runs
+case_nofile_limit() {
+	mkinst nf || { fail nofile "create failed"; return; }
+	for i in $(seq 100); do
+		mkdir -p "$T/nf/$i"
+		echo "share = s$i $T/nf/$i /s/$i" >>"$T/etc/instances/nf.conf"
+	done
+	want nofile.refused 6 "$T/out" "100 shares need 612 open files, and the hard limit is 600: raise it" \
+		env UMARM_KERNEL="$here/fake-kernel.sh" sh -c 'ulimit -n 600 && exec "$@"' sh "$UMARMCTL" --no-systemd start nf
+	u kill nf >/dev/null 2>&1
+	u rm nf >/dev/null 2>&1
+}
+
 all="disk_rm_outside image_recipe_lookup resize_quote usb_busid modes
 daemon_fds status_other_user clone_race reap_race rename_race
 logs_escapes disk_symlinks verb_help output_modes status_stopped bad_values
 term_escapes missing_state already_starting stop_starting default_flavour
 share_cli no_instance stop_booting image_label json_forms
-guest_cmdline usage_form share_access"
+guest_cmdline usage_form share_access nofile_limit"
 # shellcheck disable=SC2048,SC2086
 for c in ${*:-$all}; do
 	"case_$(echo "$c" | tr - _)"
