@@ -21,6 +21,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stddef.h>
+#include <stdio.h>
+#include <string.h>
 #include <unistd.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
@@ -168,4 +170,21 @@ int nosetid_install(void)
 	    syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &fprog))
 		return -errno;
 	return 0;
+}
+
+/**
+ * nosetid_or_exit() - nosetid_install(), or end the child with a reason
+ *
+ * For the children that write files for the guest: without the filter
+ * they must not run (exit status 125, as for a failed shares_enter()).
+ */
+void nosetid_or_exit(void)
+{
+	int rc = nosetid_install();
+
+	if (!rc)
+		return;
+	dprintf(2, "umarmctl: cannot install the seccomp filter that keeps set-ID bits off shared files: %s\n",
+		strerror(-rc));
+	_exit(125);
 }

@@ -8,5 +8,6 @@
 #define UMARM_NOSETID_H
 
 int nosetid_install(void);
+void nosetid_or_exit(void);
 
 #endif /* UMARM_NOSETID_H */

@@ -257,11 +257,7 @@ int spawn_uml(struct sup *s, char **argv, int cons, int exec)
 			_exit(125);
 		child_umask_restore();
 		child_nofile_raise();
-		if (nosetid_install()) {
-			dprintf(2, "umarmctl: cannot install the seccomp filter that keeps set-ID bits off shared files: %s\n",
-				strerror(errno));
-			_exit(125);
-		}
+		nosetid_or_exit();
 		if (chdir(s->in->state))
 			_exit(126);
 		execv(argv[0], argv);

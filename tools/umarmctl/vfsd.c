@@ -86,11 +86,7 @@ static int vfsd_spawn(struct sup *s, struct vfsd *v)
 			dup2(fd, 2);
 		}
 		child_umask_restore();
-		if (nosetid_install()) {
-			dprintf(2, "umarmctl: cannot install the seccomp filter that keeps set-ID bits off shared files: %s\n",
-				strerror(errno));
-			_exit(125);
-		}
+		nosetid_or_exit();
 		execv(vfsd_bin(), argv);
 		dprintf(2, "umarmctl: exec %s: %s\n", vfsd_bin(),
 			strerror(errno));
