@@ -238,18 +238,20 @@ static struct sup *sup_new(const struct inst *in, const struct conf *c,
  */
 static int nofile_check(struct sup *s)
 {
-	unsigned long need = NOFILE_SPARE;
+	unsigned long nhostfs = 0;
 	char msg[256];
 	struct rlimit r;
 	int i;
 
 	for (i = 0; i < s->c->nshares; i++)
-		need += s->c->share[i].fs == SHARE_HOSTFS;
-	if (getrlimit(RLIMIT_NOFILE, &r) || r.rlim_max >= need)
+		nhostfs += s->c->share[i].fs == SHARE_HOSTFS;
+	if (getrlimit(RLIMIT_NOFILE, &r) ||
+	    r.rlim_max >= nhostfs + NOFILE_SPARE)
 		return 0;
 	snprintf(msg, sizeof(msg),
-		 "%d shares need %lu open files, and the hard limit is %llu: raise it (LimitNOFILE= in a drop-in of the unit, or ulimit -Hn as root) or remove shares",
-		 s->c->nshares, need, (unsigned long long)r.rlim_max);
+		 "%lu hostfs shares need %lu open files, and the hard limit is %llu: raise it (LimitNOFILE= in a drop-in of the unit, or ulimit -Hn as root) or remove shares",
+		 nhostfs, nhostfs + NOFILE_SPARE,
+		 (unsigned long long)r.rlim_max);
 	err("%s: %s", s->in->name, msg);
 	tell_starter(s, 0, EX_HOST, msg);
 	return -EMFILE;

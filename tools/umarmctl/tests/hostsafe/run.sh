@@ -822,7 +822,12 @@ case_nofile_limit() {
 		mkdir -p "$T/nf/$i"
 		echo "share = s$i $T/nf/$i /s/$i" >>"$T/etc/instances/nf.conf"
 	done
-	want nofile.refused 6 "$T/out" "100 shares need 612 open files, and the hard limit is 600: raise it" \
+	# virtio-fs shares hold no descriptor in the kernel: not counted
+	for i in $(seq 101 120); do
+		mkdir -p "$T/nf/$i"
+		echo "share = s$i $T/nf/$i /s/$i virtiofs" >>"$T/etc/instances/nf.conf"
+	done
+	want nofile.refused 6 "$T/out" "100 hostfs shares need 612 open files, and the hard limit is 600: raise it" \
 		env UMARM_KERNEL="$here/fake-kernel.sh" sh -c 'ulimit -n 600 && exec "$@"' sh "$UMARMCTL" --no-systemd start nf
 	u kill nf >/dev/null 2>&1
 	u rm nf >/dev/null 2>&1
