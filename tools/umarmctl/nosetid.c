@@ -3,7 +3,7 @@
  *
  * nosetid.c - the programs that write host files for the guest (the UML
  * kernel through hostfs, virtiofsd) may not set set-user-ID or
- * set-group-ID bits on them
+ * set-group-ID bits on them, nor make device nodes
  *
  * A share's files belong to the host account that runs the instance.  A
  * guest that could make one of them set-user-ID (chmod 4755 through
@@ -12,9 +12,12 @@
  * running the file.  The guest decides the modes, the host code only
  * passes them on: a seccomp filter on the host syscalls that take a mode
  * fails those carrying S_ISUID or S_ISGID with EPERM, as a nosuid mount
- * would refuse to honour them.  The filter is inherited by everything the
- * kernel starts (its stubs install their own on top; the strictest
- * action wins).
+ * would refuse to honour them.  Device nodes likewise (a nodev mount): an
+ * instance run by root could otherwise leave a character device of the
+ * host's memory or disks in a shared directory.  Calls whose mode the
+ * filter cannot see are not available at all.  The filter is inherited by
+ * everything the kernel starts (its stubs install their own on top; the
+ * strictest action wins).
  */
 
 #define _GNU_SOURCE
@@ -33,8 +36,20 @@
 
 #include "nosetid.h"
 
+/* the same numbers on every architecture */
+#ifndef SYS_io_uring_setup
+#define SYS_io_uring_setup	425	/* Linux 5.1 */
+#define SYS_io_uring_enter	426
+#define SYS_io_uring_register	427
+#endif
+#ifndef SYS_openat2
+#define SYS_openat2		437	/* Linux 5.6 */
+#endif
 #ifndef SYS_fchmodat2
-#define SYS_fchmodat2	452	/* Linux 6.6, the same on every architecture */
+#define SYS_fchmodat2		452	/* Linux 6.6 */
+#endif
+#ifndef __X32_SYSCALL_BIT
+#define __X32_SYSCALL_BIT	0x40000000
 #endif
 #ifndef __O_TMPFILE
 #define __O_TMPFILE	0
@@ -58,16 +73,18 @@
 #else
 #define ARG_LO(n)	(offsetof(struct seccomp_data, args) + 8 * (n))
 #endif
-#define NOSETID_MAX	64
+#define NOSETID_MAX	128
 
 /**
  * struct prog - a filter being written
  * @insn:	its instructions
  * @len:	how many are written
+ * @overflow:	more were asked for than @insn holds
  */
 struct prog {
 	struct sock_filter insn[NOSETID_MAX];
 	unsigned int len;
+	int overflow;
 };
 
 /**
@@ -83,7 +100,47 @@ static void emit(struct prog *p, unsigned short code, unsigned int k,
 {
 	struct sock_filter insn = { code, jt, jf, k };
 
+	if (p->len == NOSETID_MAX) {
+		p->overflow = 1;
+		return;
+	}
 	p->insn[p->len++] = insn;
+}
+
+/**
+ * refuse_call() - fail syscall @nr with @err whatever its arguments
+ * @p:		filter
+ * @nr:		host syscall number
+ * @err:	errno it fails with
+ */
+static void refuse_call(struct prog *p, unsigned int nr, unsigned int err)
+{
+	emit(p, BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr),
+	     0, 0);
+	emit(p, BPF_JMP | BPF_JEQ | BPF_K, nr, 0, 1);
+	emit(p, BPF_RET | BPF_K, SECCOMP_RET_ERRNO | err, 0, 0);
+}
+
+/**
+ * refuse_devices() - fail mknod-like syscall @nr with EPERM when it would
+ * make a character or block device
+ * @p:		filter
+ * @nr:		host syscall number
+ * @mode_arg:	which argument holds the mode, file type included
+ *
+ * FIFOs, sockets and regular files pass; a block of its own, as
+ * refuse_setid()'s.
+ */
+static void refuse_devices(struct prog *p, unsigned int nr, int mode_arg)
+{
+	emit(p, BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr),
+	     0, 0);
+	emit(p, BPF_JMP | BPF_JEQ | BPF_K, nr, 0, 5);
+	emit(p, BPF_LD | BPF_W | BPF_ABS, ARG_LO(mode_arg), 0, 0);
+	emit(p, BPF_ALU | BPF_AND | BPF_K, S_IFMT, 0, 0);
+	emit(p, BPF_JMP | BPF_JEQ | BPF_K, S_IFCHR, 1, 0);
+	emit(p, BPF_JMP | BPF_JEQ | BPF_K, S_IFBLK, 0, 1);
+	emit(p, BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM, 0, 0);
 }
 
 /**
@@ -116,33 +173,64 @@ static void refuse_setid(struct prog *p, unsigned int nr, int mode_arg,
 }
 
 /**
- * nosetid_build() - the filter: foreign ABIs refused, set-ID modes refused
- * @p:		filter, written from the start
+ * refuse_abis() - fail every call of an ABI other than the native one
+ * @p:		filter
  *
- * Every host call through which the kernel's hostfs or virtiofsd can pass
- * a mode the guest chose.  mkdir is not here: a set-group-ID directory
- * only passes its group on, and chown(2) clears set-ID bits by itself.
- * openat2() keeps its mode in memory a filter cannot read; neither program
- * creates files with it (the kernel opens only directories through it).
+ * The numbers the other blocks compare are the native ABI's: x86's
+ * int 0x80 (another arch in seccomp_data) numbers its calls differently,
+ * and x32 (the native arch, numbers with __X32_SYSCALL_BIT) has a chmod
+ * of its own.  Neither program uses them.
  */
-static void nosetid_build(struct prog *p)
+static void refuse_abis(struct prog *p)
 {
-	p->len = 0;
 #ifdef NOSETID_ARCH
-	/* x86's int 0x80 is no ABI of the kernel's: its numbers differ */
 	emit(p, BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch),
 	     0, 0);
 	emit(p, BPF_JMP | BPF_JEQ | BPF_K, NOSETID_ARCH, 1, 0);
 	emit(p, BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ENOSYS, 0, 0);
 #endif
+#ifdef __x86_64__
+	emit(p, BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr),
+	     0, 0);
+	emit(p, BPF_JMP | BPF_JGE | BPF_K, __X32_SYSCALL_BIT, 0, 1);
+	emit(p, BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ENOSYS, 0, 0);
+#endif
+}
+
+/**
+ * nosetid_build() - the filter: foreign ABIs, set-ID modes and device
+ * nodes refused
+ * @p:		filter, written from the start
+ *
+ * Every host call through which the kernel's hostfs or virtiofsd can pass
+ * a mode the guest chose.  mkdir is not here: a set-group-ID directory
+ * only passes its group on, and chown(2) clears set-ID bits by itself.
+ * openat2() keeps its mode in memory a filter cannot read, and io_uring's
+ * opens are not syscalls at all: both fail with ENOSYS, as on a host
+ * without them.  Neither program needs them: hostfs then resolves a path
+ * one component at a time (its walk_beneath()), virtiofsd uses openat().
+ * Ordinary guests never reach these calls; the filter is what holds
+ * against guest root with modules, which runs code in the UML process.
+ */
+static void nosetid_build(struct prog *p)
+{
+	p->len = 0;
+	p->overflow = 0;
+	refuse_abis(p);
+	refuse_call(p, SYS_openat2, ENOSYS);
+	refuse_call(p, SYS_io_uring_setup, ENOSYS);
+	refuse_call(p, SYS_io_uring_enter, ENOSYS);
+	refuse_call(p, SYS_io_uring_register, ENOSYS);
 	refuse_setid(p, SYS_fchmod, 1, NO_FLAGS);
 	refuse_setid(p, SYS_fchmodat, 2, NO_FLAGS);
 	refuse_setid(p, SYS_fchmodat2, 2, NO_FLAGS);
 	refuse_setid(p, SYS_mknodat, 2, NO_FLAGS);
+	refuse_devices(p, SYS_mknodat, 2);
 	refuse_setid(p, SYS_openat, 3, 2);
 #ifdef SYS_chmod
 	refuse_setid(p, SYS_chmod, 1, NO_FLAGS);
 	refuse_setid(p, SYS_mknod, 1, NO_FLAGS);
+	refuse_devices(p, SYS_mknod, 1);
 	refuse_setid(p, SYS_creat, 1, NO_FLAGS);
 	refuse_setid(p, SYS_open, 2, 1);
 #endif
@@ -164,6 +252,8 @@ int nosetid_install(void)
 	struct sock_fprog fprog;
 
 	nosetid_build(&p);
+	if (p.overflow)
+		return -E2BIG;
 	fprog.len = p.len;
 	fprog.filter = p.insn;
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) ||

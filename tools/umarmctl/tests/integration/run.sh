@@ -1113,6 +1113,26 @@ if want shares; then
 	else
 		fail shares.no_setid "the guest set host modes $m: $(head -c 300 "$T/o")"
 	fi
+	# no device nodes (this instance runs as root: without the filter
+	# mknod would make one on the host), FIFOs are made; a path three
+	# directories deep works with openat2() refused to the kernel
+	u exec sh1 -- sh -c 'mknod /mnt/a/null c 1 3 || echo chr-refused; mknod /mnt/a/loop b 7 0 || echo blk-refused; mknod /mnt/a/fifo p && echo fifo-made; mkdir -p /mnt/a/d1/d2/d3 && echo deep >/mnt/a/d1/d2/d3/f && cat /mnt/a/d1/d2/d3/f' >"$T/o" 2>&1
+	if [ -e "$S/a/null" ] || [ -e "$S/a/loop" ]; then
+		fail shares.no_devices "the guest made host device nodes: $(find "$S/a" -maxdepth 1 \( -type b -o -type c \) | tr '\n' ' ')"
+	else
+		grep_out shares.no_devices "chr-refused" "$T/o"
+		grep_out shares.no_devices_block "blk-refused" "$T/o"
+	fi
+	if [ -p "$S/a/fifo" ]; then
+		grep_out shares.fifo "fifo-made" "$T/o"
+	else
+		fail shares.fifo "no FIFO $S/a/fifo: $(head -c 300 "$T/o")"
+	fi
+	if [ "$(cat "$S/a/d1/d2/d3/f" 2>/dev/null)" = deep ]; then
+		grep_out shares.deep_path "^deep$" "$T/o"
+	else
+		fail shares.deep_path "$(head -c 300 "$T/o")"
+	fi
 	# hot-add to the running instance, and away again
 	echo hot >"$S/hot/h"
 	expect shares.hot_add 0 u share add sh1 "$S/hot" /hot --ro
