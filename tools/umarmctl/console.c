@@ -240,8 +240,13 @@ static int exec_verb(struct ctx *x, int argc, char **argv, const char *verb)
 
 	while (i < argc && argv[i][0] == '-' && strcmp(argv[i], "--")) {
 		if ((strcmp(argv[i], "--timeout") && strcmp(argv[i], "-t")) ||
-		    i + 1 >= argc || parse_uint(argv[i + 1], 86400, &timeout))
+		    i + 1 >= argc)
 			return exec_usage(verb);
+		if (parse_uint(argv[i + 1], 86400, &timeout)) {
+			err("--timeout: '%s' is not a number of seconds (0 to 86400, 0 for none)",
+			    tty_str(argv[i + 1]));
+			return EX_EXEC;
+		}
 		i += 2;
 	}
 	if (i < argc && !strcmp(argv[i], "--"))

@@ -187,7 +187,7 @@ static int json_refused(const struct verb *v, int argc, char **argv)
  */
 int main(int argc, char **argv)
 {
-	int user = getuid() != 0, i, n = 0, help = 0, r;
+	int user = getuid() != 0, i, n = 0, help = 0, bad = 0, r;
 	struct ctx x = { .argv0 = argv[0] };
 	struct scan sc = { 0 };
 	char **args = calloc(argc + 1, sizeof(char *));
@@ -211,8 +211,7 @@ int main(int argc, char **argv)
 			continue;
 		}
 		r = global_opt(&x, argc, argv, &i, &user);
-		if (r < 0)
-			return EX_USAGE;
+		bad |= r < 0;
 		if (r)
 			continue;
 		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help"))
@@ -224,6 +223,8 @@ int main(int argc, char **argv)
 		else
 			sc.verb = verb_target(args[n++] = argv[i]);
 	}
+	if (bad)
+		return verb_bad_usage(n ? verb_find(args[0]) : NULL);
 	if (help == 1 || (!n && help)) {
 		usage_all(stdout);
 		return EX_OK;
@@ -242,7 +243,7 @@ int main(int argc, char **argv)
 		return EX_OK;
 	}
 	if (x.json && json_refused(v, n - 1, args + 1))
-		return EX_USAGE;
+		return verb_bad_usage(v);
 	if (scope_init(&x.sc, user))
 		return EX_FAIL;
 	return v->fn(&x, n - 1, args + 1);

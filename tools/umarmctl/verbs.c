@@ -38,10 +38,10 @@ static const struct verb verbs[] = {
 	{ "login",	cmd_console,	"console", NULL, .json = JSON_NONE },
 	{ "shell",	cmd_shell,	NULL,
 	  "shell NAME             (the console)\nshell NAME -- CMD [ARG...]   (as exec)",
-	  " --timeout -t ", 2, JSON_NONE },
+	  " --timeout -t ", 2, JSON_NONE, EX_EXEC },
 	{ "exec",	cmd_exec,	NULL,
 	  "exec NAME [--timeout SEC] [--] CMD [ARG...]", " --timeout -t ", 2,
-	  JSON_NONE },
+	  JSON_NONE, EX_EXEC },
 	{ "logs",	cmd_logs,	NULL,	"logs NAME [-n LINES] [-f]",
 	  .valued = " -n --lines ", .json = JSON_NONE },
 	{ "rm",		cmd_rm,		NULL,	"rm NAME... [--force]", .json = JSON_NONE },
@@ -63,7 +63,7 @@ static const struct verb verbs[] = {
 	  "usb list [-o json]\nusb attach NAME BUSID\nusb detach NAME BUSID", .json = JSON_LIST },
 	{ "mconsole",	cmd_mconsole,	NULL,
 	  "mconsole NAME COMMAND...   (version, proc meminfo, sysrq s, help...)",
-	  NULL, 2, JSON_NONE },
+	  NULL, 2, JSON_NONE, 0 },
 	{ "enable",	cmd_enable,	NULL,	"enable NAME...", .json = JSON_NONE },
 	{ "disable",	cmd_disable,	NULL,	"disable NAME...", .json = JSON_NONE },
 	{ "autostart",	cmd_autostart,	NULL,	"autostart", .json = JSON_NONE },
@@ -135,4 +135,22 @@ int usage_error(const char *verb)
 {
 	verb_usage(stderr, verb, "usage:");
 	return EX_USAGE;
+}
+
+/**
+ * verb_bad_usage() - the exit status of a bad command line for verb @v
+ * @v:		the verb (an alias's own entry will do), or NULL if none
+ *		was given
+ *
+ * exec's status is the guest command's, so 2 could be the command's own:
+ * like ssh, exec and shell end with 255 for every failure of umarmctl, a
+ * bad global option too (issue 19, item 4).
+ *
+ * Return: EX_USAGE or the verb's own status
+ */
+int verb_bad_usage(const struct verb *v)
+{
+	if (v && v->alias_of)
+		v = verb_find(v->alias_of);
+	return v && v->bad_usage ? v->bad_usage : EX_USAGE;
 }

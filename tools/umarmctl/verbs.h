@@ -39,6 +39,9 @@ enum verb_json {
  *		from it on every word is the command's; 0 for other verbs
  * @json:	which of its forms print JSON for -o json (JSON_ALL, JSON_LIST:
  *		its "list" only); -o json is refused for the others
+ * @bad_usage:	its exit status for a bad command line, global options
+ *		included: 0 for EX_USAGE; EX_EXEC for exec and shell, whose
+ *		own status is the guest command's
  */
 struct verb {
 	const char *name;
@@ -48,10 +51,12 @@ struct verb {
 	const char *valued;
 	int guest_cmd;
 	enum verb_json json;
+	int bad_usage;
 };
 
 const struct verb *verb_find(const char *name);
 void verb_usage(FILE *f, const char *name, const char *first);
 void usage_all(FILE *f);
+int verb_bad_usage(const struct verb *v);
 
 #endif /* UMARM_VERBS_H */

@@ -401,8 +401,16 @@ case_verb_help() {
 	want help.shell 2 "$T/out" 'usage: +umarmctl shell NAME' u shell
 	want help.exec 255 "$T/out" 'usage: +umarmctl exec NAME' u exec
 	want help.exec_nocmd 255 "$T/out" 'usage: +umarmctl exec NAME' u exec x
-	want help.exec_timeout 255 "$T/out" 'usage: +umarmctl exec NAME' u exec x --timeout abc -- true
+	want help.exec_timeout 255 "$T/out" "--timeout: '0x' is not a number of seconds" u exec x --timeout 0x -- true
 	want help.shell_nocmd 255 "$T/out" 'usage: +umarmctl shell NAME' u shell x --
+	# a bad global option or -o json is a bad command line of exec's too
+	want help.exec_json 255 "$T/out" "'exec' has no JSON output" u exec x -o json true
+	want help.exec_json_before 255 "$T/out" "'exec' has no JSON output" u -o json exec x true
+	want help.exec_output_bad 255 "$T/out" "'yaml' is not an output mode" u exec x -o yaml true
+	want help.exec_output_none 255 "$T/out" "-o needs a mode" u exec x -o
+	want help.shell_json 255 "$T/out" "'shell' has no JSON output" u shell x -o json -- true
+	want help.start_json 2 "$T/out" "'start' has no JSON output" u start x -o json
+	want help.output_bad 2 "$T/out" "'yaml' is not an output mode" u -o yaml list
 }
 
 # case_guest_cmdline - the command line exec, shell and mconsole pass on is
@@ -414,7 +422,7 @@ case_guest_cmdline() {
 	want guest_cmd.exec_timeout 255 "$T/out" "nx: no such instance" u exec nx --timeout 5 ls -v -o yaml
 	want guest_cmd.shell 255 "$T/out" "nx: no such instance" u shell nx ls -o yaml
 	want guest_cmd.mconsole 3 "$T/out" "nx: no such instance" u mconsole nx log -o yaml
-	want guest_cmd.before_cmd 2 "$T/out" "'yaml' is not an output mode" u exec nx -o yaml ls
+	want guest_cmd.before_cmd 255 "$T/out" "'yaml' is not an output mode" u exec nx -o yaml ls
 	# shellcheck disable=SC2016 # sh -c expands them
 	want guest_cmd.cmdline 0 "$T/out" "^cmdline = -v$" sh -c '"$0" --no-systemd create gv --image "$1" --cmdline -v >/dev/null 2>&1 && "$0" --no-systemd config gv' "$UMARMCTL" "$T/base.img"
 	u rm gc gv >/dev/null 2>&1
