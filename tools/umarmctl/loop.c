@@ -91,6 +91,8 @@ int reboot_start(struct sup *s)
 	mc(s, "sysrq u", NULL, 0);
 	if (mc(s, "reboot", NULL, 0))
 		return -EBUSY;
+	/* the new kernel's notification comes when it is mostly booted */
+	s->t0 = boot_ms();
 	s->rebooting = 1;
 	publish(s, "rebooting");
 	return 0;
@@ -122,11 +124,14 @@ void kernel_reexec(struct sup *s)
 		return;
 	hotplug_stop_all(s);
 	publish_nif(s);
+	/* "booted in" counts this boot, not the first start: from the
+	 * request, or from here for a reboot the guest chose
+	 */
+	if (!s->rebooting)
+		s->t0 = boot_ms();
 	s->rebooting = 0;
 	s->ready = 0;
-	/* "booted in" counts from here: this boot, not the first start */
-	s->t0 = boot_ms();
-	s->st.boot = now_ms();
+	s->st.boot = now_ms() - (boot_ms() - s->t0);
 	s->st.ready = 0;
 	s->linelen = 0;
 	s->ready_deadline = boot_ms() + s->c->ready_timeout * 1000ULL;

@@ -94,7 +94,8 @@ struct hotplug {
  * @uml_done:	the kernel has been reaped
  * @ready:	the guest has booted
  * @t0:		boot_ms() when the current boot began: the kernel spawned,
- *		or re-executed itself for a reboot
+ *		mconsole "reboot" sent, or (the guest's own reboot) the new
+ *		kernel's first word
  * @ready_deadline: boot_ms() by which it must have booted
  * @stop:	where the stop state machine is (loop.c)
  * @stop_deadline: boot_ms() at which it escalates

@@ -118,7 +118,8 @@ for i in vec0 eth0; do
 	udhcpc -i $i -q -n -t 5 -s /etc/udhcpc.script >/dev/null 2>&1 ||
 		echo "UMARM_TEST_WARN no DHCP lease on $i"
 done
-echo UMARM_BOOT_OK
+read -r up _ </proc/uptime
+echo "UMARM_BOOT_OK uptime=$up"
 if [ -n "$run" ]; then
 	sh "$run"
 	echo "UMARM_RUN_DONE rc=$?"
