@@ -35,7 +35,7 @@ static void state_repair(const struct inst *in)
 {
 	int rc;
 
-	if (!access(in->state, F_OK) || errno != ENOENT)
+	if (!inst_state_missing(in))
 		return;
 	rc = inst_mkdir_state(in);
 	if (rc)

@@ -190,6 +190,17 @@ int inst_exists(const struct inst *in)
 }
 
 /**
+ * inst_state_missing() - the instance's state directory is gone
+ * @in:		instance
+ *
+ * Return: 1 if nothing is at its path (ENOENT), 0 otherwise
+ */
+int inst_state_missing(const struct inst *in)
+{
+	return access(in->state, F_OK) && errno == ENOENT;
+}
+
+/**
  * inst_fs_owner() - as root, act on files as the instance's owner
  * @in:		instance
  * @saved:	the identity to restore with inst_fs_restore()

@@ -89,6 +89,7 @@ int scope_init(struct scope *sc, int user);
 int inst_init(struct inst *in, const struct scope *sc, const char *name);
 int inst_path(const struct inst *in, char *buf, int run, const char *file);
 int inst_exists(const struct inst *in);
+int inst_state_missing(const struct inst *in);
 void inst_fs_owner(const struct inst *in, struct fs_id *saved);
 void inst_fs_restore(const struct fs_id *saved);
 int path_inside(const char *dir, const char *path, char *real);

@@ -413,6 +413,10 @@ int cmd_status(struct ctx *x, int argc, char **argv)
 			rc = EX_NOINST;
 			continue;
 		}
+		/* status only reads: the next verb that works on it repairs */
+		if (inst_state_missing(&in))
+			warn("%s: its state directory %s is missing; the next command that works on the instance makes it anew",
+			     in.name, tty_str(in.state));
 		row_load(&in, &r);
 		if (n++)
 			printf(x->json ? "," : "\n");

@@ -632,6 +632,9 @@ case_term_escapes() {
 case_missing_state() {
 	mkinst ms || { fail missing-state "create failed"; return; }
 	rm -rf "$T/lib/umarm/ms"
+	want missing_state.status 3 "$T/out" "ms: its state directory .* is missing; the next command" u status ms
+	[ ! -e "$T/lib/umarm/ms" ] && pass missing_state.status_reads ||
+		fail missing_state.status_reads "status made $T/lib/umarm/ms"
 	want missing_state.named 0 "$T/out" "ms: its state directory .* was missing" u disk add ms 1M
 	[ -d "$T/lib/umarm/ms" ] && [ "$(mode "$T/lib/umarm/ms")" = 700 ] &&
 		pass missing_state.repaired ||
