@@ -268,6 +268,23 @@ static int create_root(const struct inst *in, struct conf *c,
 }
 
 /**
+ * create_undo() - a create that failed leaves no directory behind
+ * @in:		instance, whose configuration was not written
+ *
+ * Called with the lock held: its file goes (lock_take() of a waiting
+ * command sees that and takes the path's anew), then the directory if
+ * nothing else is in it; a directory that holds files was not ours alone.
+ */
+static void create_undo(const struct inst *in)
+{
+	char path[PATH_LEN];
+
+	if (!inst_path(in, path, 0, LOCK_OPS))
+		unlink(path);
+	rmdir(in->state);
+}
+
+/**
  * cmd_create() - umarmctl create NAME [options]
  * @x:		global options
  * @argc:	arguments after the verb
@@ -275,7 +292,8 @@ static int create_root(const struct inst *in, struct conf *c,
  *
  * The configuration file is written last: it is the commit point, so an
  * interrupted create leaves no half instance behind (just a state
- * directory that the next create of that name reuses).
+ * directory that the next create of that name reuses); one that fails
+ * removes its directory.
  *
  * Return: exit code
  */
@@ -332,6 +350,8 @@ int cmd_create(struct ctx *x, int argc, char **argv)
 		info("%s: created (%s, flavour %s, base %s)", in.name,
 		     x->sc.user ? "per-user" : "system", c.flavour, base);
 out:
+	if (rc && !inst_exists(&in))
+		create_undo(&in);
 	lock_release(lock);
 	return rc;
 }

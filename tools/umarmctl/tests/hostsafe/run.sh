@@ -585,6 +585,12 @@ case_bad_values() {
 	want bad.base_image 1 "$T/out" "tiny.img.*not an ext2/3/4 file system image" u create bt --image "$T/tiny.img"
 	[ ! -e "$T/etc/instances/bt.conf" ] && pass bad.base_image_no_instance ||
 		fail bad.base_image_no_instance "bt was created on a 9-byte base image"
+	[ ! -e "$T/lib/umarm/bt" ] && pass bad.base_image_no_state ||
+		fail bad.base_image_no_state "the failed create left $(find "$T/lib/umarm/bt" | tr '\n' ' ')"
+	# an existing instance's directory stays when a create of its name fails
+	want bad.create_dup 5 "$T/out" "bv: instance already exists" u create bv --image "$T/base.img"
+	[ -d "$T/lib/umarm/bv" ] && pass bad.create_dup_kept ||
+		fail bad.create_dup_kept "the duplicate create removed $T/lib/umarm/bv"
 	u rm bv >/dev/null 2>&1
 }
 
