@@ -470,10 +470,11 @@ static int check_kernel(int verbose, char *k)
 		strcpy(c.flavour, fl);
 	kernel_path(&c, k);
 	rc = access(k, X_OK) ? -errno : 0;
-	fails += check_must(!rc, verbose, "kernel", "%s%s%s%s%s", k,
+	fails += check_must(!rc, verbose, "kernel", "%s%s%s%s%s%s", k,
 			    rc ? ": " : "", rc ? strerror(-rc) : "",
 			    rc ? "; install linux-uml-arm64-" : "",
-			    rc ? (fl ? fl : "16k") : "");
+			    rc ? (fl ? fl : "16k") : "",
+			    rc ? ", or set 'kernel = PATH' in an instance's configuration or UMARM_KERNEL" : "");
 	return fails;
 }
 

@@ -790,7 +790,7 @@ case_default_flavour() {
 	want flavour.start 0 "$T/out" '' \
 		env UMARM_KERNEL_DIR="$T/kdir" "$UMARMCTL" --no-systemd start df
 	u kill df >/dev/null 2>&1
-	want flavour.check 6 "$T/out" 'kernel .*install linux-uml-arm64-4k' \
+	want flavour.check 6 "$T/out" 'kernel .*install linux-uml-arm64-4k, or set .kernel = PATH. in an instance.s configuration or UMARM_KERNEL' \
 		env UMARM_KERNEL_DIR="$T/kdir/none" "$UMARMCTL" --no-systemd check
 	u rm df >/dev/null 2>&1
 }
