@@ -108,6 +108,24 @@ static void emit(struct prog *p, unsigned short code, unsigned int k,
 }
 
 /**
+ * refuse_when() - fail the call with @err when a word of its seccomp_data
+ * compares as asked
+ * @p:		filter
+ * @off:	the word's offset in struct seccomp_data
+ * @cmp:	BPF_JEQ or BPF_JGE, against @k
+ * @k:		constant
+ * @when:	refuse when the comparison holds (1) or when it does not (0)
+ * @err:	errno the call fails with
+ */
+static void refuse_when(struct prog *p, unsigned int off, unsigned short cmp,
+			unsigned int k, int when, unsigned int err)
+{
+	emit(p, BPF_LD | BPF_W | BPF_ABS, off, 0, 0);
+	emit(p, BPF_JMP | cmp | BPF_K, k, !when, !!when);
+	emit(p, BPF_RET | BPF_K, SECCOMP_RET_ERRNO | err, 0, 0);
+}
+
+/**
  * refuse_call() - fail syscall @nr with @err whatever its arguments
  * @p:		filter
  * @nr:		host syscall number
@@ -115,10 +133,7 @@ static void emit(struct prog *p, unsigned short code, unsigned int k,
  */
 static void refuse_call(struct prog *p, unsigned int nr, unsigned int err)
 {
-	emit(p, BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr),
-	     0, 0);
-	emit(p, BPF_JMP | BPF_JEQ | BPF_K, nr, 0, 1);
-	emit(p, BPF_RET | BPF_K, SECCOMP_RET_ERRNO | err, 0, 0);
+	refuse_when(p, offsetof(struct seccomp_data, nr), BPF_JEQ, nr, 1, err);
 }
 
 /**
@@ -184,16 +199,12 @@ static void refuse_setid(struct prog *p, unsigned int nr, int mode_arg,
 static void refuse_abis(struct prog *p)
 {
 #ifdef NOSETID_ARCH
-	emit(p, BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch),
-	     0, 0);
-	emit(p, BPF_JMP | BPF_JEQ | BPF_K, NOSETID_ARCH, 1, 0);
-	emit(p, BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ENOSYS, 0, 0);
+	refuse_when(p, offsetof(struct seccomp_data, arch), BPF_JEQ,
+		    NOSETID_ARCH, 0, ENOSYS);
 #endif
 #ifdef __x86_64__
-	emit(p, BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr),
-	     0, 0);
-	emit(p, BPF_JMP | BPF_JGE | BPF_K, __X32_SYSCALL_BIT, 0, 1);
-	emit(p, BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ENOSYS, 0, 0);
+	refuse_when(p, offsetof(struct seccomp_data, nr), BPF_JGE,
+		    __X32_SYSCALL_BIT, 1, ENOSYS);
 #endif
 }
 
