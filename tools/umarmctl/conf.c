@@ -345,6 +345,23 @@ const char *conf_share_fs_name(enum conf_share_fs fs)
 }
 
 /**
+ * conf_hostfs_shares() - how many shares go through hostfs
+ * @c:		configuration
+ *
+ * Those need the kernel's mount namespace and a host descriptor each.
+ *
+ * Return: their number
+ */
+int conf_hostfs_shares(const struct conf *c)
+{
+	int i, n = 0;
+
+	for (i = 0; i < c->nshares; i++)
+		n += c->share[i].fs == SHARE_HOSTFS;
+	return n;
+}
+
+/**
  * share_parse() - "NAME HOSTDIR GUESTDIR [ro|rw] [hostfs|virtiofs]"
  * @c:		configuration
  * @v:		value

@@ -140,6 +140,7 @@ int conf_share_add(struct conf *c, const char *name, const char *host,
 int conf_share_find(const struct conf *c, const char *name);
 void conf_share_del(struct conf *c, int i);
 const char *conf_share_fs_name(enum conf_share_fs fs);
+int conf_hostfs_shares(const struct conf *c);
 
 /**
  * conf_str() - a string of the share pool

@@ -22,6 +22,7 @@
 #include "log.h"
 #include "text.h"
 #include "util.h"
+#include "verbs.h"
 
 
 /**
@@ -212,14 +213,14 @@ int cmd_logs(struct ctx *x, int argc, char **argv)
  *
  * exec passes the guest command's status on, so 2 could be the command's
  * own; like ssh, every failure of umarmctl itself, a bad command line too,
- * is 255 (issue 19, item 4).
+ * is 255 (issue 19, item 4), as the verb table says (verb_bad_usage()).
  *
  * Return: EX_EXEC
  */
 static int exec_usage(const char *verb)
 {
 	usage_error(verb);
-	return EX_EXEC;
+	return verb_bad_usage(verb_find(verb));
 }
 
 /**
@@ -245,7 +246,7 @@ static int exec_verb(struct ctx *x, int argc, char **argv, const char *verb)
 		if (parse_uint(argv[i + 1], 86400, &timeout)) {
 			err("--timeout: '%s' is not a number of seconds (0 to 86400, 0 for none)",
 			    tty_str(argv[i + 1]));
-			return EX_EXEC;
+			return verb_bad_usage(verb_find(verb));
 		}
 		i += 2;
 	}

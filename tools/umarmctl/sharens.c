@@ -279,13 +279,11 @@ static void share_mount_point(const struct inst *in, const char *name,
 int shares_enter(const struct inst *in, const struct conf *c)
 {
 	char src[PATH_LEN], dst[PATH_LEN];
-	int i, rc, need = 0;
+	int i, rc;
 
-	for (i = 0; i < c->nshares; i++)
-		need |= c->share[i].fs == SHARE_HOSTFS;
 	rc = ns_unshare();
 	if (rc) {
-		if (!need)
+		if (!conf_hostfs_shares(c))
 			return 0;
 		dprintf(2, "umarmctl: %s: hostfs shares need a mount namespace, and unshare() says: %s; allow unprivileged user namespaces (sysctl kernel.unprivileged_userns_clone=1, or kernel.apparmor_restrict_unprivileged_userns=0), or make the shares virtiofs\n",
 			in->name, strerror(-rc));

@@ -238,13 +238,10 @@ static struct sup *sup_new(const struct inst *in, const struct conf *c,
  */
 static int nofile_check(struct sup *s)
 {
-	unsigned long nhostfs = 0;
+	unsigned long nhostfs = conf_hostfs_shares(s->c);
 	char msg[256];
 	struct rlimit r;
-	int i;
 
-	for (i = 0; i < s->c->nshares; i++)
-		nhostfs += s->c->share[i].fs == SHARE_HOSTFS;
 	if (getrlimit(RLIMIT_NOFILE, &r) ||
 	    r.rlim_max >= nhostfs + NOFILE_SPARE)
 		return 0;
