@@ -21,7 +21,8 @@
 # bindings, and the transfers through hostfs, virtio-fs (sid's virtiofsd
 # is in the VM) and ubd.
 # TIMEOUT (7200 s) is the VM's limit, VM_SMP its CPUs (1: less noise);
-# CENSUS_TOOL goes to the run in the VM (strace: counts by syscall name).
+# CENSUS_TOOL goes to the run in the VM (strace: counts by syscall name),
+# and CENSUS_BY_NAME (1: the census's table by host syscall name).
 set -eu
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -83,6 +84,7 @@ rm -rf "$bundle"
 		"$(git -C "$top" rev-parse HEAD 2>/dev/null || echo unknown)" \
 		"$(${QEMU:-qemu-system-aarch64} --version 2>/dev/null | head -n 1 || echo unknown)"
 	[ -z "${CENSUS_TOOL:-}" ] || printf 'export CENSUS_TOOL=%q\n' "$CENSUS_TOOL"
+	[ -z "${CENSUS_BY_NAME:-}" ] || printf 'export CENSUS_BY_NAME=%q\n' "$CENSUS_BY_NAME"
 	printf 'bench=%q host=%q\n' "$bench" "$host"
 	cat <<'EOF'
 # Runs in the arm64 host: proot from the bundle, then the benchmark.

@@ -24,7 +24,7 @@
 # Needs: top, out, conditions, die.
 # shellcheck shell=bash disable=SC2154 # out, top, perf_args: set by tests/perf/run
 
-CENSUS_EVENTS="raw_syscalls:sys_enter syscalls:sys_enter_ptrace syscalls:sys_enter_futex syscalls:sys_enter_wait4 context-switches"
+CENSUS_EVENTS="raw_syscalls:sys_enter syscalls:sys_enter_ptrace syscalls:sys_enter_futex syscalls:sys_enter_wait4 syscalls:sys_enter_timer_settime context-switches"
 [ "${CENSUS_BY_NAME:-0}" = 0 ] || CENSUS_EVENTS="$CENSUS_EVENTS syscalls:sys_enter_*"
 
 # census_tool - the tracer to use, or die naming what to install
@@ -176,6 +176,7 @@ census_counts() {
 			print "ptrace", n["ptrace"] + 0
 			print "futex", n["futex"] + 0
 			print "wait4", n["wait4"] + 0
+			print "ticks", n["timer_settime"] + 0
 			print "ctxsw", n["ctxsw"] + 0
 			if (by_name)
 				for (s in n)
@@ -267,19 +268,26 @@ census_by_name() {
 		awk -F'\t' '{ printf "%-12s %-9s %-20s %9s\n", $1, $2, $3, $4 }'
 }
 
-# census_table - per condition, the per-operation counts of every case
+# census_table - per condition, the per-operation counts of every case.
+# "ticks" are the kernel's timer reprogrammings (timer_settime: about one
+# per tick of a busy CPU): they grow with the time an operation takes, so
+# with the load of the machine, and each brings the host syscalls of a
+# timer interrupt with it.  A census is the operation's own cost where its
+# ticks per op are near 0 (an idle machine); a row with ticks is inflated
+# by them, and says so.
 census_table() {
 	awk -F'\t' '$1 == "condition" { next }
 		!(($1, $2) in seen) { seen[$1, $2] = 1; order[++n] = $1 SUBSEP $2 }
 		{ v[$1, $2, $4] = $7; ops[$1, $2] = $3 }
 		END {
-			printf "%-12s %-9s %7s %9s %9s %9s %9s %9s\n", "condition", "case", "ops",
-				"syscalls", "ptrace", "futex", "wait4", "ctxsw"
+			printf "%-12s %-9s %7s %9s %9s %9s %9s %9s %7s\n", "condition", "case", "ops",
+				"syscalls", "ptrace", "futex", "wait4", "ctxsw", "ticks"
 			for (i = 1; i <= n; i++) {
 				split(order[i], p, SUBSEP)
-				printf "%-12s %-9s %7d %9s %9s %9s %9s %9s\n", p[1], p[2], ops[p[1], p[2]],
+				printf "%-12s %-9s %7d %9s %9s %9s %9s %9s %7s\n", p[1], p[2], ops[p[1], p[2]],
 					v[p[1], p[2], "syscalls"], v[p[1], p[2], "ptrace"],
-					v[p[1], p[2], "futex"], v[p[1], p[2], "wait4"], v[p[1], p[2], "ctxsw"]
+					v[p[1], p[2], "futex"], v[p[1], p[2], "wait4"], v[p[1], p[2], "ctxsw"],
+					v[p[1], p[2], "ticks"]
 			}
 		}' "$out/census.tsv"
 }
