@@ -43,8 +43,10 @@
 # Environment: UMARM_CACHE (cache root, default ~/.cache/linux-uml-arm64),
 # SUITE (sid|trixie, default sid), MIRROR, VM_LOGLEVEL (4), VM_MEM (2048),
 # VM_NATIVE (1: run jobs on this host as on arm64, 0: always emulate),
-# VM_CPU (max), QEMU (qemu-system-aarch64), ARTIFACTS (probe-gate output goes
-# to $ARTIFACTS/probe-gate, default $UMARM_CACHE/artifacts/probe-gate-DATE),
+# VM_CPU (max), VM_NET (0; 1: a virtio NIC on qemu's user network, which
+# the job configures itself: 10.0.2.15/24, gateway .2, resolver .3), QEMU
+# (qemu-system-aarch64), ARTIFACTS (probe-gate output goes to
+# $ARTIFACTS/probe-gate, default $UMARM_CACHE/artifacts/probe-gate-DATE),
 # CC (probe-gate on arm64, may carry flags), PROBE_GATE_PAGE_SIZE (force
 # the page size probe-gate expects: a negative control).
 set -eu
@@ -356,6 +358,12 @@ qemu_args() {
 		-device virtio-blk-pci,drive=hd0,serial=ciroot
 		-virtfs "local,path=$share,mount_tag=hostshare,security_model=none,id=hs"
 		-device virtio-rng-pci)
+	# a user-mode network (qemu's NAT: the guest is 10.0.2.15, the
+	# host's resolver 10.0.2.3) for jobs that need the archive
+	# (no firmware here, so the NIC needs no PXE ROM: romfile= is empty)
+	# shellcheck disable=SC2054
+	[ "${VM_NET:-0}" = 0 ] ||
+		QARGS+=(-netdev user,id=net0 -device virtio-net-pci,netdev=net0,romfile=)
 	# shellcheck disable=SC2054
 	if [ -n "$in" ]; then
 		QARGS+=(-drive "file=$in,format=raw,if=none,id=hd1,readonly=on"
