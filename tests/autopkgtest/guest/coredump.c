@@ -241,7 +241,7 @@ static char *read_core(const char *path, size_t *len)
 static int run_case(const char *c, int by_syscall)
 {
 	struct rlimit unlimited = { RLIM_INFINITY, RLIM_INFINITY };
-	size_t len;
+	size_t len = 0;		/* read_core() leaves it alone when it fails */
 	char *core;
 	int status, rc;
 	pid_t pid;

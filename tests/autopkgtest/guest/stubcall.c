@@ -251,7 +251,8 @@ static void run_child(unsigned long svc, const char *what, unsigned long x)
 {
 	struct sigaction sa;
 	long page = sysconf(_SC_PAGESIZE);
-	int tries;
+	/* changed between sigsetjmp() and the siglongjmp() back to it */
+	volatile int tries;
 
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_sigaction = after_svc;
