@@ -92,9 +92,13 @@ mkdir -p "$bundle/pkgs"
 for a in "$@"; do
 	case $a in
 	*.deb) cp "$a" "$bundle/pkgs/" || die "cannot copy $a" ;;
-	*.dsc) dsc_files "$a" | while read -r f; do
+	# (a here-document, not a pipe: die must end this shell)
+	*.dsc) while read -r f; do
 			cp "$f" "$bundle/pkgs/" || die "cannot copy $f (listed in $a)"
-		done ;;
+		done <<-EOF
+		$(dsc_files "$a")
+		EOF
+		;;
 	*) printf '%s\n' "$a" >>"$bundle/options" ;;
 	esac
 done
