@@ -18,11 +18,12 @@ APT_PREFS=/etc/apt/preferences.d/linux-uml-arm64.pref
 APT_LIST=/etc/apt/sources.list.d/linux-uml-arm64.sources
 
 # Packages every host needs (golang-go: the go-tls gate's guest program,
-# tests/autopkgtest/guest/gotls; bookworm's Go 1.19 is enough).
+# tests/autopkgtest/guest/gotls; bookworm's Go 1.19 is enough; apt-utils:
+# apt-ftparchive for tests/package/install-alone.sh).
 BASE_PKGS="make bc bison flex cpio xz-utils zstd kmod libssl-dev libelf-dev
 	python3 perl rsync quilt ccache git e2fsprogs fakeroot
 	debhelper devscripts lintian dpkg-dev build-essential
-	autopkgtest mmdebstrap arch-test eatmydata usbip passt proot
+	autopkgtest mmdebstrap arch-test eatmydata usbip passt proot apt-utils
 	busybox-static file shellcheck uml-utilities golang-go"
 # Taken from bookworm-backports on bookworm: QEMU 10 emulates FEAT_FPAC,
 # bookworm's 7.2 does not; mmdebstrap 1.5 handles sid's usrmerge.
