@@ -48,6 +48,20 @@ ours() {
 	sed -n 's/^Package: //p' "$out/repo/Packages" | sort -u
 }
 
+# release_repo_mounts - when apt fails during mmdebstrap's setup, the
+# file-mirror-automount hook's bind mount of OUTDIR/repo stays in
+# mmdebstrap's temporary directory: unmount it, then remove that directory
+# (nothing else is mounted there by then)
+release_repo_mounts() {
+	local m dir
+	awk -v r="$out/repo" '$2 ~ "^/tmp/mmdebstrap[.]" && substr($2, length($2) - length(r) + 1) == r { print $2 }' \
+		/proc/mounts | while read -r m; do
+		umount "$m" || continue
+		dir=${m%"$out/repo"}
+		grep -q " $dir/" /proc/mounts || rm -rf "$dir"
+	done
+}
+
 # install_one PACKAGE - a fresh system with PACKAGE; 0 when it is installed
 install_one() {
 	local p=$1 rc=0 pattern
@@ -62,6 +76,7 @@ install_one() {
 		"$suite" /dev/null "$mirror" "deb [trusted=yes] file://$out/repo ./" \
 		>"$out/$p.log" 2>&1 || rc=$?
 	if [ "$rc" != 0 ]; then
+		release_repo_mounts
 		echo "INSTALL-ALONE-FAIL $p: mmdebstrap exited with $rc (see $out/$p.log)"
 		return 1
 	fi
