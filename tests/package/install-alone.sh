@@ -63,9 +63,9 @@ release_repo_mounts() {
 }
 
 # install_one PACKAGE - a fresh system with PACKAGE; 0 when it is installed
+# (pattern: ours, as an extended regular expression's alternatives)
 install_one() {
-	local p=$1 rc=0 pattern
-	pattern=$(ours | paste -sd'|')
+	local p=$1 rc=0
 	mmdebstrap --variant=apt --arch=arm64 \
 		--aptopt='Acquire::Check-Valid-Until "false"' \
 		--aptopt='APT::Install-Recommends "true"' \
@@ -93,6 +93,7 @@ install_one() {
 }
 
 make_repo
+pattern=$(ours | paste -sd'|')
 pkgs=("$@")
 [ ${#pkgs[@]} -gt 0 ] || mapfile -t pkgs < <(ours)
 rc=0

@@ -63,10 +63,8 @@ make_chroot() {
 		--aptopt='Acquire::Check-Valid-Until "false"' \
 		sid "$root" "$mirror" >"$out/mmdebstrap.log" 2>&1 ||
 		die "mmdebstrap failed: see $out/mmdebstrap.log"
-	mkdir -p "$root/build/deps"
-	cp "$top/debian/control" "$root/build/deps/"
-	mkdir -p "$root/build/deps/debian" && mv "$root/build/deps/control" "$root/build/deps/debian/"
-	cp "$top/debian/changelog" "$root/build/deps/debian/"
+	mkdir -p "$root/build/deps/debian"
+	cp "$top/debian/control" "$top/debian/changelog" "$root/build/deps/debian/"
 	in_chroot sh -c 'cd /build/deps && apt-get update && apt-get -y build-dep ./' >"$out/build-deps.log" 2>&1 ||
 		die "apt-get build-dep failed: see $out/build-deps.log"
 	touch "$root/.build-deps-done"
@@ -135,8 +133,8 @@ install_wrappers() {
 	done
 }
 
-# use_x86_compilers - on a machine that is not arm64, the compilers run as
-# amd64 programs of the same version (NATIVE_COMPILERS=emulated: not)
+# use_x86_compilers - on an x86_64 machine, the compilers run as amd64
+# programs of the same version (NATIVE_COMPILERS=emulated: not)
 use_x86_compilers() {
 	local v
 	[ "$(uname -m)" = x86_64 ] && [ "${NATIVE_COMPILERS:-x86}" != emulated ] || return 0
