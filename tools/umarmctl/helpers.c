@@ -27,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sched.h>
 #include <sys/wait.h>
 
 #include "helpers.h"
@@ -73,6 +74,36 @@ int passt_has_vhost_user(void)
 	}
 	close(fd);
 	return found;
+}
+
+/**
+ * passt_userns_ok() - can passt make the user namespace it isolates itself in?
+ *
+ * passt always enters a user namespace of its own (isolate_user() in its
+ * isolation.c) and dies if unshare(CLONE_NEWUSER) fails.  Hosts that refuse
+ * one: a chroot (unshare(2) gives EPERM when the root is not the mount
+ * namespace's; Debian-on-Android setups and autopkgtest's unshare testbed
+ * are chroots), user.max_user_namespaces = 0, kernel.unprivileged_userns_clone
+ * = 0, or a container policy.  Asking a forked child, which is single-threaded
+ * as unshare(CLONE_NEWUSER) needs, tells before passt is started and its log
+ * is the only clue.
+ *
+ * Return: 0 if a child could, negative errno of its failure otherwise
+ */
+int passt_userns_ok(void)
+{
+	int status;
+	pid_t pid = fork();
+
+	if (pid < 0)
+		return -errno;
+	if (!pid)
+		_exit(unshare(CLONE_NEWUSER) ? errno : 0);
+	if (waitpid(pid, &status, 0) < 0)
+		return -errno;
+	if (!WIFEXITED(status))
+		return -EPERM;
+	return -WEXITSTATUS(status);
 }
 
 /**

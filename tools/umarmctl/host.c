@@ -537,11 +537,17 @@ static void check_apparmor(int verbose)
  */
 static void check_passt(int verbose, const char *k)
 {
-	int vn;
+	int vn, rc;
 
 	if (access(passt_bin(), X_OK)) {
 		check_line("warn", "passt", "%s",
 			   "not installed: network = passt will not work (apt install passt)");
+		return;
+	}
+	rc = passt_userns_ok();
+	if (rc) {
+		check_line("warn", "passt", "unshare(CLONE_NEWUSER): %s%s: network = passt will not work; create instances with --network none",
+			   strerror(-rc), PASST_NO_USERNS);
 		return;
 	}
 	if (verbose) {

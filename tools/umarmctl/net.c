@@ -314,6 +314,14 @@ int net_start(struct net *n, const struct inst *in, const struct conf *c,
 		    in->name, passt_bin(), in->conf);
 		return -ENOENT;
 	}
+	rc = passt_userns_ok();
+	if (rc) {
+		snprintf(n->why, sizeof(n->why),
+			 "'network = passt' cannot work: unshare(CLONE_NEWUSER): %s" PASST_NO_USERNS "; set 'network = none' in %.160s",
+			 strerror(-rc), in->conf);
+		err("%s: %s", in->name, n->why);
+		return rc;
+	}
 	n->backend = c->net_backend;
 	if (n->backend == NETB_AUTO) {
 		int vn = kernel_virtio_net(kernel);

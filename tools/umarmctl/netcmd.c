@@ -186,6 +186,8 @@ static int net_kernel_ok(const struct inst *in)
  */
 static int net_add_possible(const struct inst *in, const struct conf *c)
 {
+	int rc;
+
 	if (c->net_backend == NETB_RELAY) {
 		err("%s: 'network-backend = relay' in %s, and the relay cannot be hot-plugged (UML's vector device exists from boot only): set 'network-backend = auto' or 'vhost-user' there, then 'umarmctl net add %s'",
 		    in->name, in->conf, in->name);
@@ -194,6 +196,12 @@ static int net_add_possible(const struct inst *in, const struct conf *c)
 	if (access(passt_bin(), X_OK)) {
 		err("%s: %s is missing: apt install passt (2024 or later, for --vhost-user), or set UMARM_PASST",
 		    in->name, passt_bin());
+		return EX_HOST;
+	}
+	rc = passt_userns_ok();
+	if (rc) {
+		err("%s: passt cannot run here: unshare(CLONE_NEWUSER): %s" PASST_NO_USERNS,
+		    in->name, strerror(-rc));
 		return EX_HOST;
 	}
 	if (!passt_has_vhost_user()) {

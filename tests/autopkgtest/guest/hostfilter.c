@@ -2,7 +2,7 @@
 /*
  * hostfilter.c - run a command as on a host that lacks something UML uses
  *
- * Usage: hostfilter pac|tsync|notify|filter COMMAND [ARGS...]
+ * Usage: hostfilter pac|tsync|notify|filter|userns COMMAND [ARGS...]
  *
  * Installs a seccomp filter that makes one host feature fail as it does
  * where the host lacks it, and executes COMMAND under it (the filter is
@@ -22,8 +22,14 @@
  *   filter seccomp(SECCOMP_SET_MODE_FILTER) fails with EINVAL, as on a host
  *          kernel without CONFIG_SECCOMP_FILTER: every stub installs a
  *          filter, so no mode can run (umarmctl check fails "seccomp")
+ *   userns unshare() with CLONE_NEWUSER fails with EPERM, as in a chroot or
+ *          where user namespaces are off: passt cannot isolate itself, so
+ *          network = passt cannot work (umarmctl check warns about
+ *          "passt", start and net add refuse and say why)
  */
+#define _GNU_SOURCE
 #include <errno.h>
+#include <sched.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
@@ -34,11 +40,11 @@
 #include <unistd.h>
 
 /*
- * fail_with_einval() - the filter: syscall nr with bits of argument arg
- * (equal to val, or any of them set for BPF_JSET) fails with EINVAL
+ * fail_with() - the filter: syscall nr with bits of argument arg (equal to
+ * val, or any of them set for BPF_JSET) fails with errno err
  */
-static int fail_with_einval(unsigned int nr, unsigned int arg,
-			    unsigned int test, unsigned int val)
+static int fail_with(unsigned int nr, unsigned int arg, unsigned int test,
+		     unsigned int val, unsigned int err)
 {
 	struct sock_filter filter[] = {
 		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
@@ -46,7 +52,7 @@ static int fail_with_einval(unsigned int nr, unsigned int arg,
 		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
 			 offsetof(struct seccomp_data, args[0]) + 8 * arg),
 		BPF_JUMP(BPF_JMP | test | BPF_K, val, 0, 1),
-		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EINVAL),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | err),
 		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
 	};
 	struct sock_fprog prog = {
@@ -59,12 +65,19 @@ static int fail_with_einval(unsigned int nr, unsigned int arg,
 	return prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog);
 }
 
+/* fail_with_einval() - fail_with() EINVAL, as a kernel without the feature */
+static int fail_with_einval(unsigned int nr, unsigned int arg,
+			    unsigned int test, unsigned int val)
+{
+	return fail_with(nr, arg, test, val, EINVAL);
+}
+
 int main(int argc, char **argv)
 {
 	int rc;
 
 	if (argc < 3) {
-		fprintf(stderr, "usage: hostfilter pac|tsync|notify|filter COMMAND [ARGS...]\n");
+		fprintf(stderr, "usage: hostfilter pac|tsync|notify|filter|userns COMMAND [ARGS...]\n");
 		return 2;
 	}
 	if (!strcmp(argv[1], "pac")) {
@@ -78,8 +91,10 @@ int main(int argc, char **argv)
 	} else if (!strcmp(argv[1], "filter")) {
 		rc = fail_with_einval(SYS_seccomp, 0, BPF_JEQ,
 				      SECCOMP_SET_MODE_FILTER);
+	} else if (!strcmp(argv[1], "userns")) {
+		rc = fail_with(SYS_unshare, 0, BPF_JSET, CLONE_NEWUSER, EPERM);
 	} else {
-		fprintf(stderr, "hostfilter: unknown feature '%s': use pac, tsync, notify or filter\n",
+		fprintf(stderr, "hostfilter: unknown feature '%s': use pac, tsync, notify, filter or userns\n",
 			argv[1]);
 		return 2;
 	}

@@ -1,6 +1,7 @@
 #!/bin/sh
-# run.sh - umarmctl check on hosts without seccomp filters or without
-#	   SECCOMP mode's user notifications (fast: part of 'make check')
+# run.sh - umarmctl check on hosts without seccomp filters, without
+#	   SECCOMP mode's user notifications or without user namespaces
+#	   (fast: part of 'make check')
 #
 # Usage: tests/hostcheck/run.sh HOSTFILTER
 #
@@ -62,6 +63,13 @@ grep -q '^warn  *seccomp mode  *SECCOMP mode unavailable .*NEW_LISTENER.*seccomp
 	grep -q '^ok  *seccomp  *filters available' "$T/notify" &&
 	[ "$rc" -eq "$plain_rc" ] && pass hostcheck.no-notifications ||
 	fail hostcheck.no-notifications "rc=$rc (plain $plain_rc): $(grep seccomp "$T/notify" | tr '\n' ' ')"
+
+# no user namespaces (a chroot, or turned off): passt cannot isolate itself;
+# a warning naming the cause and the way round it, not a failure
+check userns env UMARM_PASST=/bin/true "$HOSTFILTER" userns
+grep -q '^warn  *passt  *unshare(CLONE_NEWUSER): Operation not permitted: passt isolates itself in a user namespace .*create instances with --network none' "$T/userns" &&
+	[ "$rc" -eq "$plain_rc" ] && pass hostcheck.no-userns ||
+	fail hostcheck.no-userns "rc=$rc (plain $plain_rc): $(grep passt "$T/userns" | tr '\n' ' ')"
 
 echo "$passes passed, $fails failed"
 if [ "$fails" -gt 0 ]; then

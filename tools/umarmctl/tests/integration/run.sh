@@ -575,6 +575,17 @@ if want network && [ -x /usr/bin/passt ]; then
 	listening 18321 && fail net.kill9.port_free "127.0.0.1:18321 still forwarded" ||
 		pass net.kill9.port_free
 	u kill n1 >/dev/null 2>&1
+	# a host without user namespaces (a chroot): passt could not isolate
+	# itself, so start refuses before it, naming the cause and the fix
+	hostfilter=$here/../hostcheck/hostfilter
+	if [ -x "$hostfilter" ] && "$hostfilter" userns true; then
+		expect net.no_userns 1 "$hostfilter" userns "$UMARMCTL" start n1
+		grep_out net.no_userns.msg "passt isolates itself in a user namespace.*set 'network = none' in" "$T/err"
+		u status n1 >"$T/o" 2>&1
+		grep_out net.no_userns.stopped "stopped" "$T/o"
+	else
+		skip net.no_userns "no tests/hostcheck/hostfilter (make check builds it), or it cannot install a filter"
+	fi
 fi
 
 # project_image RECIPE VAR - the image named by $VAR, else the one
