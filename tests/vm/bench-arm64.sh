@@ -20,6 +20,12 @@
 # the 16K host the 16k kernel): the cost of 1000 shares against proot's
 # bindings, and the transfers through hostfs, virtio-fs (sid's virtiofsd
 # is in the VM) and ubd.
+# BENCH=boot runs tests/perf/boot (RUN ARGS: its conditions and -w) once
+# per emulated host boot, BOOT_VMS (3) times: each VM is one round, with the
+# host's own boot to userspace (--host-boot pid1) as the table's base; the
+# rounds are merged into OUTDIR/boot (samples.tsv, manifests, table.txt).
+# The debian arm64 image (images/build.sh) goes in when a condition has
+# image=debian.
 # TIMEOUT (7200 s) is the VM's limit, VM_SMP its CPUs (1: less noise);
 # CENSUS_TOOL goes to the run in the VM (strace: counts by syscall name),
 # and CENSUS_BY_NAME (1: the census's table by host syscall name).
@@ -58,24 +64,44 @@ bundle_umarmctl() {
 	rm -rf "$src"
 }
 
+# merge_boot_rounds - OUTDIR/boot from the VMs' rounds: one samples.tsv,
+# their manifests one after the other, the table (exit status: the table's)
+merge_boot_rounds() {
+	local m=$out/boot r
+	rm -rf "$m"
+	mkdir -p "$m"
+	head -n 1 "$out/vm-r1/files/boot/samples.tsv" >"$m/samples.tsv"
+	for r in $(seq 1 "$boot_vms"); do
+		tail -n +2 "$out/vm-r$r/files/boot/samples.tsv" >>"$m/samples.tsv"
+		{ echo "# VM $r"; cat "$out/vm-r$r/files/boot/manifest.txt"; } >>"$m/manifest.txt"
+	done
+	TABLE_UNIT=s "$top/tests/perf/table" "$m" >"$m/table.txt" 2>&1
+}
+
 bench=${BENCH:-run}
-case $bench in run|shares) ;; *) die "BENCH=$bench: use run or shares" ;; esac
+case $bench in run|shares|boot) ;; *) die "BENCH=$bench: use run, shares or boot" ;; esac
+boot_vms=${BOOT_VMS:-3}
+case $boot_vms in ''|*[!0-9]*|0) die "BOOT_VMS=$boot_vms: a positive number" ;; esac
 bundle=$out/bundle
 rm -rf "$bundle"
-mkdir -p "$bundle/tests/autopkgtest/lib" "$bundle/k" "$bundle/debs"
+mkdir -p "$bundle/tests/autopkgtest" "$bundle/k" "$bundle/debs"
 cp -r "$top/tests/perf" "$bundle/tests/"
-cp "$top/tests/autopkgtest/lib/run-gate" "$bundle/tests/autopkgtest/lib/"
+cp -r "$top/tests/autopkgtest/lib" "$bundle/tests/autopkgtest/"
 "$top/tests/perf/build.sh" arm64 "$bundle/bin" >/dev/null
 bundle_kernel 4k "$bundle/k"
 bundle_kernel 16k "$bundle/k"
 cp "$("$top/images/build.sh" minimal arm64 | tail -n 1)" "$bundle/minimal.ext4"
+case " $* " in *:image=debian[:\ ]*)
+	cp --sparse=always "$("$top/images/build.sh" debian arm64 | tail -n 1)" \
+		"$bundle/debian.ext4" ;;
+esac
 # the VM's suite's proot (bookworm's 5.1.0 cannot even run /bin/true on
 # sid's 7.2 kernel there: SIGSEGV in the tracee)
 (cd "$bundle/debs" && apt-get download "proot:arm64/${SUITE:-sid}" \
 	"libtalloc2:arm64/${SUITE:-sid}") >&2 ||
 	die "could not download proot:arm64 (dpkg --add-architecture arm64; apt-get update)"
 [ "$bench" = run ] || bundle_umarmctl "$bundle/tools/umarmctl"
-tar -C "$bundle" -cf "$out/bundle.tar" .
+tar --sparse -C "$bundle" -cf "$out/bundle.tar" .
 rm -rf "$bundle"
 
 {
@@ -97,6 +123,9 @@ rc=0
 if [ "$bench" = shares ]; then
 	UMARM_KERNEL=$CI_WORK/k/$host/linux "$CI_WORK/tests/perf/shares" \
 		-o "$CI_OUT/bench" "$@" || rc=$?
+elif [ "$bench" = boot ]; then
+	IMAGE_MINIMAL=$CI_WORK/minimal.ext4 IMAGE_DEBIAN=$CI_WORK/debian.ext4 \
+		"$CI_WORK/tests/perf/boot" -o "$CI_OUT/boot" --host-boot pid1 "$@" || rc=$?
 else
 	"$CI_WORK/tests/perf/run" -o "$CI_OUT/bench" "$@" || rc=$?
 fi
@@ -106,6 +135,22 @@ EOF
 chmod +x "$out/job.sh"
 
 rc=0
+if [ "$bench" = boot ]; then
+	for r in $(seq 1 "$boot_vms"); do
+		"$top/tests/vm/vm.sh" run --kernel "$host" --smp "${VM_SMP:-1}" \
+			--timeout "${TIMEOUT:-7200}" --disk "$out/bundle.tar" \
+			--out "$out/vm-r$r" "$out/job.sh" -r 1 --first-round "$r" "$@" \
+			>"$out/vm-r$r-output.txt" 2>&1 || rc=$?
+		grep -q '^BENCH_DONE rc=0' "$out/vm-r$r-output.txt" ||
+			die "VM $r of $boot_vms did not finish its round (vm.sh rc=$rc): see $out/vm-r$r-output.txt"
+	done
+	rm -f "$out/bundle.tar"
+	rc=0
+	merge_boot_rounds || rc=$?
+	cat "$out/boot/table.txt"
+	echo "results: $out/boot"
+	exit "$rc"
+fi
 "$top/tests/vm/vm.sh" run --kernel "$host" --smp "${VM_SMP:-1}" \
 	--timeout "${TIMEOUT:-7200}" --disk "$out/bundle.tar" --out "$out/vm" \
 	"$out/job.sh" "$@" >"$out/vm-output.txt" 2>&1 || rc=$?

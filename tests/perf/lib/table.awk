@@ -2,7 +2,8 @@
 #
 # Input rows: condition round case ops ns_total ns_per_op page_size
 # ns_per_mb (a header row starting with "condition" is skipped).
-# Variables: max_spread, max_jitter (percent).  Needs median.awk.  POSIX awk: mawk and
+# Variables: max_spread, max_jitter (percent), unit (us, or s for boot
+# times; compute stays in us in the refusals).  Needs median.awk.  POSIX awk: mawk and
 # busybox awk run it (the emulated arm64 host has no gawk).
 BEGIN { FS = "\t" }
 
@@ -78,16 +79,17 @@ function cell(v) {
 		printf " %12.3f", v
 }
 
-# medians() - med[c, k] and mb[c, k] in microseconds
-function medians(    i, l, c, k) {
+# medians() - med[c, k] and mb[c, k] in the table's unit
+function medians(    i, l, c, k, div) {
+	div = (unit == "s") ? 1e9 : 1000
 	for (i = 1; i <= nconds; i++)
 		for (l = 1; l <= ncases; l++) {
 			c = conds[i]; k = cases[l]
 			if (!count[c, k])
 				continue
-			med[c, k] = median(per_op, c, k, count[c, k]) / 1000
+			med[c, k] = median(per_op, c, k, count[c, k]) / div
 			if ((c, k, 1) in per_mb) {
-				mb[c, k] = median(per_mb, c, k, count[c, k]) / 1000
+				mb[c, k] = median(per_mb, c, k, count[c, k]) / div
 				has_mb[k] = 1
 			}
 		}
@@ -111,6 +113,9 @@ function row(label, vals, k, base,    i, c, v) {
 function rows(base,    i, l, k) {
 	for (l = 1; l <= ncases; l++) {
 		k = cases[l]
+		# in seconds (boot times) the validator's µs would print as 0
+		if (unit == "s" && k == "compute")
+			continue
 		row(k, med, k, base)
 		if (!(k in has_mb))
 			continue
@@ -140,7 +145,7 @@ END {
 	if (validate())
 		exit 1
 	medians()
-	header("us/op median")
+	header((unit == "s") ? "s median" : "us/op median")
 	rows("")
 	rounds_line()
 	if (seen_cond["native"]) {
@@ -150,5 +155,9 @@ END {
 	if (seen_cond["proot"]) {
 		header("ratio/proot")
 		rows("proot")
+	}
+	if (seen_cond["host"]) {
+		header("ratio/host")
+		rows("host")
 	}
 }
