@@ -583,6 +583,8 @@ if want network && [ -x /usr/bin/passt ]; then
 		grep_out net.no_userns.msg "passt isolates itself in a user namespace.*set 'network = none' in" "$T/err"
 		u status n1 >"$T/o" 2>&1
 		grep_out net.no_userns.stopped "stopped" "$T/o"
+		expect net.no_userns.net_add 6 "$hostfilter" userns "$UMARMCTL" net add n1
+		grep_out net.no_userns.net_add.msg "passt cannot run here: unshare(CLONE_NEWUSER)" "$T/err"
 	else
 		skip net.no_userns "no tests/hostcheck/hostfilter (make check builds it), or it cannot install a filter"
 	fi
