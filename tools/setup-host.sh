@@ -19,10 +19,11 @@ APT_LIST=/etc/apt/sources.list.d/linux-uml-arm64.sources
 
 # Packages every host needs (golang-go: the go-tls gate's guest program,
 # tests/autopkgtest/guest/gotls; bookworm's Go 1.19 is enough; apt-utils:
-# apt-ftparchive for tests/package/install-alone.sh).
+# apt-ftparchive for tests/package/install-alone.sh; licensecheck: the
+# package group's check of debian/copyright, which skips without it).
 BASE_PKGS="make bc bison flex cpio xz-utils zstd kmod libssl-dev libelf-dev
 	python3 perl rsync quilt ccache git e2fsprogs fakeroot
-	debhelper devscripts lintian dpkg-dev build-essential
+	debhelper devscripts lintian licensecheck dpkg-dev build-essential
 	autopkgtest mmdebstrap arch-test eatmydata usbip passt proot apt-utils
 	busybox-static file shellcheck uml-utilities golang-go"
 # Taken from bookworm-backports on bookworm: QEMU 10 emulates FEAT_FPAC,
