@@ -8,7 +8,8 @@
 # libc6-dev-arm64-cross sysroot).  Programs that only make sense on one
 # architecture (regtorture, pacfork, fpsimd, sigframe, stubcall, coredump:
 # aarch64 registers, pointer authentication and code) are built only there: a
-# PROGRAM named for the other one is left out.  Without PROGRAMs every program of ARCH is built, the Go one
+# PROGRAM named for the other one is left out.  mcsend and hostfilter run on
+# the host, not in the guest (mcsend with umarmctl's mconsole client).  Without PROGRAMs every program of ARCH is built, the Go one
 # (gotls, from gotls/ with golang-go: CGO_ENABLED=0, GOPROXY=off, its
 # GOCACHE and GOPATH under $UMARM_CACHE/go) included; a gate names the ones
 # it runs, so only go-tls needs golang-go.
@@ -22,10 +23,11 @@ die() { echo "build.sh: $*" >&2; exit 2; }
 arch=$1 out=$2
 shift 2
 src=$(cd "$(dirname "$0")" && pwd)
+umarmctl=$src/../../../tools/umarmctl
 
 case $arch in
-arm64) all="regtorture pacfork fpsimd tlsthreads threads ptracer addrspace escape sigframe stubcall sigsys siginfo coredump vdso sigstorm hostfilter smp tlbshoot gotls"; triple=aarch64-linux-gnu ;;
-amd64) all="tlsthreads threads ptracer addrspace escape sigsys siginfo vdso sigstorm smp tlbshoot gotls"; triple=x86_64-linux-gnu ;;
+arm64) all="regtorture pacfork fpsimd tlsthreads threads ptracer addrspace escape sigframe stubcall sigsys siginfo coredump vdso sigstorm hostfilter smp tlbshoot gotls mcsend"; triple=aarch64-linux-gnu ;;
+amd64) all="tlsthreads threads ptracer addrspace escape sigsys siginfo vdso sigstorm smp tlbshoot gotls mcsend"; triple=x86_64-linux-gnu ;;
 *) die "unknown architecture '$arch' (arm64 or amd64)" ;;
 esac
 
@@ -72,7 +74,10 @@ for p in $progs; do
 	# pacfork must be built as Debian builds arm64 userspace (PAC, BTI)
 	flags=
 	[ "$p" != pacfork ] || flags=-mbranch-protection=standard
+	# mcsend is umarmctl's mconsole client behind a main()
+	extra=
+	[ "$p" != mcsend ] || extra="-I$umarmctl $umarmctl/mconsole.c $umarmctl/util.c"
 	# shellcheck disable=SC2086
-	$cc -static -O2 -pthread -Wall -Wextra -Werror $flags -o "$out/$p" "$src/$p.c"
+	$cc -static -O2 -pthread -Wall -Wextra -Werror $flags -o "$out/$p" "$src/$p.c" $extra
 done
 echo "$out"
