@@ -148,6 +148,23 @@ static void instruction_cases(void)
 		check("trap-brk", "si_addr", (long)seen_pc, (long)seen.si_addr);
 }
 
+/*
+ * wait_for_signal() - sleep until the handler ran.  The asynchronous
+ * signals (the timer's, SIGCHLD) stay blocked outside sigsuspend(): with
+ * "while (!arrived) pause()" one arriving between the test and pause()
+ * would be handled there and the pause() would wait for ever.
+ */
+static void wait_for_signal(void)
+{
+	sigset_t open;
+
+	sigprocmask(SIG_BLOCK, NULL, &open);
+	sigdelset(&open, SIGRTMIN);
+	sigdelset(&open, SIGCHLD);
+	while (!arrived)
+		sigsuspend(&open);
+}
+
 static void sender_cases(void)
 {
 	struct sigevent sev = { .sigev_notify = SIGEV_SIGNAL, .sigev_signo = SIGRTMIN };
@@ -159,8 +176,7 @@ static void sender_cases(void)
 	sev.sigev_value.sival_int = 777;
 	timer_create(CLOCK_MONOTONIC, &sev, &t);
 	timer_settime(t, 0, &its, NULL);
-	while (!arrived)
-		pause();
+	wait_for_signal();
 	expect("timer", SIGRTMIN, SI_TIMER);
 	check("timer", "si_value", 777, seen.si_value.sival_int);
 	timer_delete(t);
@@ -179,12 +195,22 @@ static void sender_cases(void)
 	child = fork();
 	if (child == 0)
 		_exit(37);
-	while (!arrived)
-		pause();
+	wait_for_signal();
 	expect("child", SIGCHLD, CLD_EXITED);
 	check("child", "si_pid", child, seen.si_pid);
 	check("child", "si_status", 37, seen.si_status);
 	waitpid(child, NULL, 0);
+}
+
+/* Blocked but for sigsuspend(): see wait_for_signal() */
+static void block_async_signals(void)
+{
+	sigset_t async;
+
+	sigemptyset(&async);
+	sigaddset(&async, SIGRTMIN);
+	sigaddset(&async, SIGCHLD);
+	sigprocmask(SIG_BLOCK, &async, NULL);
 }
 
 int main(void)
@@ -196,6 +222,7 @@ int main(void)
 	for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
 		catch(sigs[i]);
 	catch(SIGRTMIN);
+	block_async_signals();
 	fault_cases();
 	instruction_cases();
 	sender_cases();
