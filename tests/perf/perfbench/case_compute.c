@@ -44,9 +44,24 @@ static int compute_iters(void)
  */
 int case_compute(long ops, struct sample *s)
 {
+	uint64_t t0 = now_ns();
+
+	compute_sink = compute_chain(ops);
+	s->ns_total = now_ns() - t0;
+	return 0;
+}
+
+/**
+ * compute_chain() - the validator's arithmetic, shared with the parallel
+ * case so that both run the same instruction stream
+ * @ops:	operations of COMPUTE_ITERS steps (plus the planted drift)
+ *
+ * Return: the chain's last value, for the caller to keep
+ */
+uint64_t compute_chain(long ops)
+{
 	uint64_t x = 0x9e3779b97f4a7c15ull ^ (uint64_t)ops;
 	int j, iters = compute_iters();
-	uint64_t t0 = now_ns();
 	long i;
 
 	for (i = 0; i < ops; i++) {
@@ -57,7 +72,5 @@ int case_compute(long ops, struct sample *s)
 		/* an opaque barrier per op: the chain stays a chain */
 		__asm__ volatile("" : "+r"(x));
 	}
-	s->ns_total = now_ns() - t0;
-	compute_sink = x;
-	return 0;
+	return x;
 }

@@ -60,6 +60,8 @@ int case_forkexec(long ops, struct sample *s);
 int case_pipe(long ops, struct sample *s);
 int case_thread(long ops, struct sample *s);
 int case_compute(long ops, struct sample *s);
+uint64_t compute_chain(long ops);
+int case_parallel(long ops, struct sample *s);
 int case_sigtrap(long ops, struct sample *s);
 int case_signal(long ops, struct sample *s);
 int case_tick(long ops, struct sample *s);
