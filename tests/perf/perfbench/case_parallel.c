@@ -1,80 +1,126 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * case_parallel.c - the validator's arithmetic in a thread per online CPU
+ * case_parallel.c - the validator's arithmetic over every online CPU, in
+ * processes (parallel) and in threads of one process (parallel-threads)
  *
  * What an SMP guest is for: CPU-bound work spread over its CPUs.  OPS
- * operations of compute's chain are shared out among one thread per
+ * operations of compute's chain are shared out among one worker per
  * online CPU, so the time per operation is compute's divided by the CPUs
- * the threads really got; compute over parallel in one condition is the
+ * the workers really got: compute over parallel in one condition is the
  * speed-up, and parallel across guests booted with ncpus=1, 2, 4 shows
- * what each added vCPU gives.  Thread creation and join are inside the
- * measured time: a few of them against tens of milliseconds of work.
+ * what each vCPU adds.  The two differ in UML: it runs an mm's user code
+ * in one host process (its stub), one CPU at a time, so threads of one
+ * process take turns where processes run side by side; natively both
+ * scale.  Starting and reaping the workers is inside the measured time: a
+ * few of them against tens of milliseconds of work.
  */
 #include <errno.h>
 #include <pthread.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "perfbench.h"
 
-/* more threads than this would measure the scheduler, not the CPUs */
-#define PARALLEL_MAX_THREADS	64
-
-/**
- * struct parallel_share - one thread's part of the work
- * @ops:	operations this thread runs
- * @result:	its chain's last value, kept so the loop stays
- */
-struct parallel_share {
-	long ops;
-	uint64_t result;
-};
+/* more workers than this would measure the scheduler, not the CPUs */
+#define PARALLEL_MAX_WORKERS	64
 
 /* the results, kept so that the compiler cannot drop the loops */
 static volatile uint64_t parallel_sink;
 
-/* parallel_worker() - run one thread's share of the chain */
-static void *parallel_worker(void *arg)
-{
-	struct parallel_share *share = arg;
-
-	share->result = compute_chain(share->ops);
-	return NULL;
-}
-
-/* parallel_threads() - one thread per online CPU, within the cap */
-static int parallel_threads(void)
+/* parallel_workers() - one worker per online CPU, within the cap */
+static int parallel_workers(void)
 {
 	long n = sysconf(_SC_NPROCESSORS_ONLN);
 
 	if (n < 1)
 		return 1;
-	return n > PARALLEL_MAX_THREADS ? PARALLEL_MAX_THREADS : (int)n;
+	return n > PARALLEL_MAX_WORKERS ? PARALLEL_MAX_WORKERS : (int)n;
+}
+
+/* parallel_share() - worker @i's operations of @ops shared by @n */
+static long parallel_share(long ops, int n, int i)
+{
+	return ops / n + (i < ops % n);
 }
 
 /**
- * case_parallel() - @ops compute operations shared by a thread per CPU
+ * case_parallel() - @ops compute operations shared by a process per CPU
+ * @ops:	operations in all
+ * @s:		result
+ *
+ * Return: 0, or a negative errno when a worker cannot be started or fails
+ */
+int case_parallel(long ops, struct sample *s)
+{
+	int i, n = parallel_workers(), started, status, err = 0;
+	pid_t pid[PARALLEL_MAX_WORKERS];
+	uint64_t t0 = now_ns();
+
+	for (started = 0; started < n; started++) {
+		pid[started] = fork();
+		if (pid[started] < 0) {
+			err = -errno;
+			break;
+		}
+		if (pid[started] == 0) {
+			parallel_sink = compute_chain(parallel_share(ops, n, started));
+			_exit(0);
+		}
+	}
+	for (i = 0; i < started; i++) {
+		if (waitpid(pid[i], &status, 0) < 0)
+			err = err ? err : -errno;
+		else if (!WIFEXITED(status) || WEXITSTATUS(status))
+			err = err ? err : -ECHILD;
+	}
+	s->ns_total = now_ns() - t0;
+	return err;
+}
+
+/**
+ * struct parallel_thread - one thread's part of the work
+ * @ops:	operations this thread runs
+ * @result:	its chain's last value, kept so the loop stays
+ */
+struct parallel_thread {
+	long ops;
+	uint64_t result;
+};
+
+/* parallel_thread_run() - run one thread's share of the chain */
+static void *parallel_thread_run(void *arg)
+{
+	struct parallel_thread *t = arg;
+
+	t->result = compute_chain(t->ops);
+	return NULL;
+}
+
+/**
+ * case_parallel_threads() - @ops compute operations shared by a thread per
+ * CPU, all in this process
  * @ops:	operations in all
  * @s:		result
  *
  * Return: 0, or a negative errno when a thread cannot be started
  */
-int case_parallel(long ops, struct sample *s)
+int case_parallel_threads(long ops, struct sample *s)
 {
-	struct parallel_share share[PARALLEL_MAX_THREADS];
-	pthread_t tid[PARALLEL_MAX_THREADS];
-	int i, n = parallel_threads(), started, err = 0;
+	struct parallel_thread t[PARALLEL_MAX_WORKERS];
+	pthread_t tid[PARALLEL_MAX_WORKERS];
+	int i, n = parallel_workers(), started, err = 0;
 	uint64_t t0 = now_ns(), sum = 0;
 
 	for (started = 0; started < n; started++) {
-		share[started].ops = ops / n + (started < ops % n);
-		err = pthread_create(&tid[started], NULL, parallel_worker,
-				     &share[started]);
+		t[started].ops = parallel_share(ops, n, started);
+		err = pthread_create(&tid[started], NULL, parallel_thread_run,
+				     &t[started]);
 		if (err)
 			break;
 	}
 	for (i = 0; i < started; i++) {
 		pthread_join(tid[i], NULL);
-		sum ^= share[i].result;
+		sum ^= t[i].result;
 	}
 	s->ns_total = now_ns() - t0;
 	parallel_sink = sum;

@@ -48,8 +48,11 @@ static const struct bench_case cases[] = {
 	{ "compute", 20000, "1024 multiply/xorshift steps (the validator)",
 	  case_compute },
 	{ "parallel", 20000,
-	  "compute's op, the ops shared by a thread per online CPU",
+	  "compute's op, the ops shared by a process per online CPU",
 	  case_parallel },
+	{ "parallel-threads", 20000,
+	  "compute's op, the ops shared by a thread per online CPU",
+	  case_parallel_threads },
 	{ "sigtrap", 20000, "seccomp RET_TRAP + SIGSYS handler + sigreturn",
 	  case_sigtrap },
 	{ "signal", 20000, "tgkill(self) + handler + rt_sigreturn", case_signal },
@@ -176,7 +179,7 @@ static void list_cases(void)
 	int i;
 
 	for (i = 0; i < NCASES; i++)
-		printf("%-9s %7ld  %s\n", cases[i].name, cases[i].ops,
+		printf("%-16s %7ld  %s\n", cases[i].name, cases[i].ops,
 		       cases[i].what);
 	exit(0);
 }
@@ -328,16 +331,16 @@ static void print_summary(const struct options *o)
 	uint64_t med;
 	int i, ci;
 
-	printf("# case      median us/op  rounds  page_size=%ld\n",
+	printf("# case             median us/op  rounds  page_size=%ld\n",
 	       sysconf(_SC_PAGESIZE));
 	for (i = 0; i < o->nselected; i++) {
 		ci = o->selected[i];
 		if (skipped[ci] || !results[ci][0]) {
-			printf("# %-9s skipped\n", cases[ci].name);
+			printf("# %-16s skipped\n", cases[ci].name);
 			continue;
 		}
 		med = median_u64(results[ci], o->rounds);
-		printf("# %-9s %12.3f  %6d", cases[ci].name,
+		printf("# %-16s %12.3f  %6d", cases[ci].name,
 		       (double)med / o->ops[ci] / 1000.0, o->rounds);
 		if (result_bytes[ci])
 			printf("  (%.1f us/MiB)",
