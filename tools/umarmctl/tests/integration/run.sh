@@ -592,7 +592,10 @@ fi
 
 # project_image RECIPE VAR - the image named by $VAR, else the one
 # images/build.sh RECIPE of this tree gives for this architecture; nothing
-# (and why in $T/RECIPE-image.log) when there is none
+# (and why in $T/RECIPE-image.log) when there is none.  A minimal image
+# with this tree's prebuilt init ($UMARM_MINIMAL_INIT) has its own cache:
+# in the shared one it would replace the gates' (init.c compiled there),
+# and each would rebuild the one file in turn.
 project_image() {
 	eval "_img=\${$2:-}"
 	if [ -n "$_img" ]; then
@@ -606,7 +609,10 @@ project_image() {
 		return
 	fi
 	case $arch in x86_64) _a=amd64 ;; *) _a=$arch ;; esac
-	"$_build" "$1" "$_a" 2>"$T/$1-image.log" | tail -n 1
+	_cache=${UMARM_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/linux-uml-arm64}
+	[ "$1" != minimal ] || [ -z "${UMARM_MINIMAL_INIT:-}" ] ||
+		_cache=$_cache/umarmctl-tests
+	UMARM_CACHE=$_cache "$_build" "$1" "$_a" 2>"$T/$1-image.log" | tail -n 1
 }
 
 # check_lease GROUP NAME - right after start, the guest has the address,
