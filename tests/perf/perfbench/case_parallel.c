@@ -138,6 +138,10 @@ int case_parallel_threads(long ops, struct sample *s)
 		if (err)
 			break;
 	}
+	/*
+	 * Each thread writes its own t[i] alone; pthread_join() returns
+	 * after the thread ended and orders its writes before this read.
+	 */
 	for (i = 0; i < started; i++) {
 		pthread_join(tid[i], NULL);
 		sum ^= t[i].result;
