@@ -58,6 +58,19 @@ static double now(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
+/*
+ * Say on stderr (the console) that a step ended and how long it took
+ * since @since: a run that times out shows which step it was in.
+ * Returns the time now, where the next step starts.
+ */
+static double step_done(const char *step, double since)
+{
+	double t = now();
+
+	fprintf(stderr, "smp: %s done in %.2f s\n", step, t - since);
+	return t;
+}
+
 /* Per-CPU busy jiffies (user + nice + system) from /proc/stat */
 static void read_busy(unsigned long long busy[MAX_CPUS])
 {
@@ -216,7 +229,7 @@ static void check_pinning(void)
 int main(int argc, char **argv)
 {
 	unsigned long long before[MAX_CPUS], after[MAX_CPUS];
-	double t1, tn, tt, elapsed_ticks;
+	double start, t1, tn, tt, elapsed_ticks;
 	char busy[256] = "", msg[256];
 	int cpu, share;
 
@@ -224,23 +237,25 @@ int main(int argc, char **argv)
 	if (argc != 2 || (ncpus = atoi(argv[1])) < 1 || ncpus > MAX_CPUS)
 		fail("usage: smp N");
 
+	start = now();
 	check_count();
 	check_pinning();
+	start = step_done("count and pinning", start);
 
-	t1 = now();
 	compute((void *)1);
-	t1 = now() - t1;
+	t1 = now() - start;
+	start = step_done("one process's arithmetic", start);
 
 	read_busy(before);
-	tn = now();
 	run_procs(ncpus, compute);
-	tn = now() - tn;
+	tn = now() - start;
 	read_busy(after);
+	start = step_done("arithmetic in N processes", start);
 
 	/* Threads of one process take turns: one stub runs an mm's code */
-	tt = now();
 	run_threads(ncpus, compute);
-	tt = now() - tt;
+	tt = now() - start;
+	start = step_done("arithmetic in N threads", start);
 
 	elapsed_ticks = tn * sysconf(_SC_CLK_TCK);
 	for (cpu = 0; cpu < ncpus; cpu++) {
@@ -256,6 +271,7 @@ int main(int argc, char **argv)
 	}
 
 	run_threads(2 * ncpus, kernel_work);
+	step_done("syscalls and forks in 2N threads", start);
 
 	printf("SMP_OK ncpus=%d t1=%.2f tn=%.2f speedup=%.2f busy=%s threads_speedup=%.2f\n",
 	       ncpus, t1, tn, ncpus * t1 / tn, busy, ncpus * t1 / tt);
