@@ -242,19 +242,22 @@ int main(int argc, char **argv)
 	check_pinning();
 	start = step_done("count and pinning", start);
 
+	t1 = now();
 	compute((void *)1);
-	t1 = now() - start;
+	t1 = now() - t1;
 	start = step_done("one process's arithmetic", start);
 
 	read_busy(before);
+	tn = now();
 	run_procs(ncpus, compute);
-	tn = now() - start;
+	tn = now() - tn;
 	read_busy(after);
 	start = step_done("arithmetic in N processes", start);
 
 	/* Threads of one process take turns: one stub runs an mm's code */
+	tt = now();
 	run_threads(ncpus, compute);
-	tt = now() - start;
+	tt = now() - tt;
 	start = step_done("arithmetic in N threads", start);
 
 	elapsed_ticks = tn * sysconf(_SC_CLK_TCK);
