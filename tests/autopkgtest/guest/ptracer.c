@@ -23,10 +23,12 @@
  *  5. PTRACE_SINGLESTEP executes one instruction: from a breakpoint
  *     followed by nops, each step stops with SIGTRAP and the program
  *     counter exactly one nop further (a kernel that lets the child run on
- *     to its next kernel entry fails here).  On arm64 the steps go on
- *     through an add on a register the tracer wrote, a load that faults in
- *     a page the child never touched, a taken branch and a syscall (one
- *     stop, after it, with its result), each checked by pc and register.
+ *     to its next kernel entry fails here).  The steps go on through a
+ *     syscall (one stop, after it, with its result: a host that ran the
+ *     syscall itself would answer getpid() with its own pid), and on arm64
+ *     before it through an add on a register the tracer wrote, a load that
+ *     faults in a page the child never touched and a taken branch, each
+ *     checked by pc and register.
  *
  * Prints "PTRACE_OK syscalls=N" on success, "PTRACE_FAIL <what>" otherwise.
  * Static, no dependencies: runs as init's umarm.run program.
@@ -86,8 +88,9 @@ typedef struct user_regs_struct regs_t;
 #define STEP_CLOBBER	"x0", "x8", "x10", "x11", "x12"
 static char untouched[65536] __attribute__((aligned(65536)));
 #else
-#define STEP_MORE	""
-#define STEP_CLOBBER	"memory"
+/* After the nops: getpid() */
+#define STEP_MORE	"mov $39, %%eax\n syscall\n nop\n"
+#define STEP_CLOBBER	"rax", "rcx", "r11", "memory"
 #endif
 
 /* The child's script: the syscalls the tracer acts on, in this order. */
@@ -169,7 +172,7 @@ static int child(void)
 	asm volatile ("mov x12, %0\n" STEP_BLOCK STEP_MORE
 		      :: "r" (untouched) : STEP_CLOBBER, "memory");
 #else
-	asm volatile (STEP_BLOCK ::: "memory");
+	asm volatile (STEP_BLOCK STEP_MORE ::: STEP_CLOBBER);
 #endif
 	for (i = 0; i < LOOPS; i++)
 		if (syscall(SYS_getppid) != getppid())
@@ -239,7 +242,6 @@ static int wait_stop(pid_t pid, const char *what)
 	return WSTOPSIG(st);
 }
 
-#if defined(__aarch64__)
 /* step_one() - one PTRACE_SINGLESTEP that must stop with SIGTRAP */
 static void step_one(pid_t pid, regs_t *r, const char *what)
 {
@@ -261,6 +263,7 @@ static void step_check(regs_t *r, const char *what, unsigned long want_pc)
 		     what, (unsigned long long)REG_PC(*r), want_pc);
 }
 
+#if defined(__aarch64__)
 /*
  * step_on() - step through the last nop and STEP_MORE, from @pc
  *
@@ -306,10 +309,21 @@ static void step_on(pid_t pid, unsigned long pc)
 	printf("ptracer: stepped an add, a faulting load, a branch and a syscall\n");
 }
 #else
+/* step_on() - step through the last nop, a mov and a syscall, from @pc */
 static void step_on(pid_t pid, unsigned long pc)
 {
-	(void)pid;
-	(void)pc;
+	regs_t r;
+
+	step_one(pid, &r, "the last nop");
+	step_check(&r, "the last nop", pc + 1);
+	step_one(pid, &r, "mov eax");
+	step_check(&r, "mov eax", pc + 6);
+	step_one(pid, &r, "syscall");
+	step_check(&r, "syscall", pc + 8);
+	if (r.rax != (unsigned long)pid)
+		fail("single-step over getpid() left rax = %#llx, not pid %d",
+		     (unsigned long long)r.rax, pid);
+	printf("ptracer: stepped a mov and a syscall\n");
 }
 #endif
 
