@@ -4,7 +4,8 @@
 # Usage: awk -v cond=LABEL -v round=N -f samples.awk LOG >>samples.tsv
 #
 # Keeps only well-formed "PB" lines (8 tab-separated fields, numbers where
-# numbers belong, a case name of [a-z0-9_]: a kernel message printed into
+# numbers belong, a case name of [a-z0-9_-] not starting with "-"
+# (parallel-threads): a kernel message printed into
 # the middle of a guest line must not become a sample, nor a name the
 # guest made up reach the table and the terminal) and prints
 #   condition round case ops ns_total ns_per_op page_size ns_per_mb
@@ -13,6 +14,6 @@
 BEGIN { FS = OFS = "\t" }
 { sub(/\r+$/, "") }
 $1 != "PB" || NF != 8 { next }
-$2 !~ /^[a-z0-9_]+$/ || $4 !~ /^[0-9]+$/ || $5 !~ /^[0-9]+$/ || $6 !~ /^[0-9.]+$/ { next }
+$2 !~ /^[a-z0-9_][a-z0-9_-]*$/ || $4 !~ /^[0-9]+$/ || $5 !~ /^[0-9]+$/ || $6 !~ /^[0-9.]+$/ { next }
 $7 !~ /^[0-9]+$/ || $8 !~ /^([0-9.]+|-)$/ { next }
 { print cond, round, $2, $4, $5, $6, $7, $8 }
