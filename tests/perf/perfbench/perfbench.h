@@ -56,6 +56,7 @@ int case_clock(long ops, struct sample *s);
 int case_openat(long ops, struct sample *s);
 int case_mmap(long ops, struct sample *s);
 int case_fault(long ops, struct sample *s);
+int case_fault_huge(long ops, struct sample *s);
 int case_forkexec(long ops, struct sample *s);
 int case_pipe(long ops, struct sample *s);
 int case_thread(long ops, struct sample *s);
