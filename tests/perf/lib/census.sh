@@ -201,7 +201,7 @@ census_event() {
 	# the guest wrote this line: its case name becomes a host file name,
 	# its ops a divisor
 	case $word in PERFBENCH-BEGIN|PERFBENCH-END|PERFBENCH-IDLE-BEGIN|PERFBENCH-IDLE-END)
-		[[ $k =~ ^[a-z0-9_]+$ ]] || die "census: $label printed a bad case name: ${line//[^[:print:]]/?}" ;;
+		[[ $k =~ ^[a-z0-9_][a-z0-9_-]*$ ]] || die "census: $label printed a bad case name: ${line//[^[:print:]]/?}" ;;
 	esac
 	case $word in
 	PERFBENCH-BEGIN)
@@ -262,10 +262,10 @@ census_condition() {
 census_by_name() {
 	[ "${CENSUS_BY_NAME:-0}" != 0 ] || return 0
 	echo
-	printf '%-12s %-9s %-20s %9s\n' condition case "host syscall" per_op
+	printf '%-12s %-16s %-20s %9s\n' condition case "host syscall" per_op
 	awk -F'\t' '$4 ~ /^sys\./ && $7 >= 0.05 { printf "%s\t%s\t%s\t%s\n", $1, $2, substr($4, 5), $7 }' \
 		"$out/census.tsv" | sort -t"$(printf '\t')" -k1,1 -k2,2 -k4,4gr |
-		awk -F'\t' '{ printf "%-12s %-9s %-20s %9s\n", $1, $2, $3, $4 }'
+		awk -F'\t' '{ printf "%-12s %-16s %-20s %9s\n", $1, $2, $3, $4 }'
 }
 
 # census_table - per condition, the per-operation counts of every case.
@@ -280,11 +280,11 @@ census_table() {
 		!(($1, $2) in seen) { seen[$1, $2] = 1; order[++n] = $1 SUBSEP $2 }
 		{ v[$1, $2, $4] = $7; ops[$1, $2] = $3 }
 		END {
-			printf "%-12s %-9s %7s %9s %9s %9s %9s %9s %7s\n", "condition", "case", "ops",
+			printf "%-12s %-16s %7s %9s %9s %9s %9s %9s %7s\n", "condition", "case", "ops",
 				"syscalls", "ptrace", "futex", "wait4", "ctxsw", "ticks"
 			for (i = 1; i <= n; i++) {
 				split(order[i], p, SUBSEP)
-				printf "%-12s %-9s %7d %9s %9s %9s %9s %9s %7s\n", p[1], p[2], ops[p[1], p[2]],
+				printf "%-12s %-16s %7d %9s %9s %9s %9s %9s %7s\n", p[1], p[2], ops[p[1], p[2]],
 					v[p[1], p[2], "syscalls"], v[p[1], p[2], "ptrace"],
 					v[p[1], p[2], "futex"], v[p[1], p[2], "wait4"], v[p[1], p[2], "ctxsw"],
 					v[p[1], p[2], "ticks"]
