@@ -136,7 +136,7 @@ run_guest() {
 	# shellcheck disable=SC2086 # the kernel arguments are words
 	"$top/tests/autopkgtest/lib/run-gate" --name perf --artifacts "$dir" \
 		--kernel "$(cond_kernel "$c")" --image "$(guest_image "$c")" \
-		--hostfs "$share" --run /host/run.sh --mem "${MEM:-512M}" \
+		--hostfs "$share" --run /host/run.sh --mem "${MEM:-1024M}" \
 		--marker "PERFBENCH-DONE rc=" --timeout "${PERF_TIMEOUT:-900}" \
 		-- $args >"$dir.verdict" 2>&1
 }
