@@ -5,8 +5,8 @@
 # docker.io enables) has started or failed by then.  /host is the gate's
 # share: this script, containers-warnings (the docker info warnings the
 # README explains, one extended regular expression a line) and
-# containers.env (CONTAINERS_PLANT=marker|build|nolimit|userns|cpuset plants a fault that
-# must fail the gate) and busybox-image.sh (images/debian-docker/: it makes
+# containers.env (CONTAINERS_PLANT=marker|build|nolimit|userns|cpuset|
+# portload|nestns plants a fault that must fail the gate) and busybox-image.sh (images/debian-docker/: it makes
 # the image the containers run); files for the artifacts go to /host/out.
 #
 # Checks, each printing CONTAINERS_FAIL <what> when it fails:
@@ -16,10 +16,12 @@
 #   an image made here from the static busybox loads (docker load of the
 #   docker-archive busybox-image.sh writes: manifest.json, config, one
 #   layer); docker run --rm
-#   prints a marker; docker build makes an image whose RUN layer a
-#   container of it prints; a second container fetches a page from a first one's
-#   httpd by its address on the default bridge; the port the first one
-#   publishes answers on 127.0.0.1 and on docker0's address; containers
+#   prints a marker; docker build makes a two-stage image whose first
+#   stage's RUN layer, copied into the second, a container of it prints; a
+#   second container fetches a page from a first one's httpd by its address
+#   on the default bridge; the port the first one publishes answers on
+#   127.0.0.1 and on docker0's address, and 100 fetches by four clients at
+#   once; uid 1000 in a container makes a user namespace of its own; containers
 #   with --memory 32m that allocate 64 MiB are OOM-killed (137, the
 #   kernel's memcg OOM report, and OOMKilled=true where the container
 #   outlives the kill: see check_memory); with userns-remap, root in a
@@ -180,29 +182,31 @@ check_cpuset() {
 }
 
 # check_build - docker build with Debian's docker.io alone (no
-# docker-buildx: the classic builder, DOCKER_BUILDKIT=0) makes an image
-# from the loaded one; its RUN step runs a container on overlay2 and
-# commits the layer it wrote, which a container of the new image prints
+# docker-buildx: the classic builder, DOCKER_BUILDKIT=0) makes a
+# multi-stage image from the loaded one: the first stage's RUN step runs a
+# container on overlay2 and commits the layer it wrote, the second stage
+# copies that file from the first (COPY --from), and a container of the
+# final image prints it
 check_build() {
 	want=CONTAINERS_BUILT
 	say=$want
 	[ "$CONTAINERS_PLANT" != build ] || say=CONTAINERS_PLANTED
 	mkdir -p "$work/build"
-	printf 'FROM %s\nRUN echo %s >/built\nCMD ["cat", "/built"]\n' \
-		"$image" "$say" >"$work/build/Dockerfile"
+	printf 'FROM %s AS stage1\nRUN echo %s >/built\nFROM %s\nCOPY --from=stage1 /built /built\nCMD ["cat", "/built"]\n' \
+		"$image" "$say" "$image" >"$work/build/Dockerfile"
 	t0=$(now)
 	if ! DOCKER_BUILDKIT=0 docker build -q -t umarm-built:gate "$work/build" \
 		>"$work/build.txt" 2>&1; then
 		fail "docker build: $(tame <"$work/build.txt" | tail -n 3 | tr '\n' ' ')"
 		return 1
 	fi
-	echo "CONTAINERS_TIME build=$(since "$t0")s"
+	echo "CONTAINERS_TIME build=$(since "$t0")s (two stages)"
 	got=$(docker run --rm umarm-built:gate 2>&1)
 	if [ "$got" != "$want" ]; then
 		fail "the built image printed \"$(printf '%s' "$got" | tame | tr '\n' ' ')\", not $want"
 		return 1
 	fi
-	echo "containers: docker build (classic builder): a RUN layer on overlay2 prints $want"
+	echo "containers: docker build (classic builder, two stages): a RUN layer on overlay2, copied by COPY --from, prints $want"
 }
 
 # wait_http URL - poll URL from the guest until it serves the page (30 s)
@@ -242,7 +246,62 @@ check_network() {
 			fail "the published port http://$a:$hostport/ did not answer: $(printf '%s' "$got" | tame | tr '\n' ' ')"
 		fi
 	done
+	check_port_load "$hostport" "$gw"
 	docker rm -f web >/dev/null 2>&1
+}
+
+# fetch_loop URL N FILE - fetch URL N times one after the other, one line
+# per fetch in FILE: "ok" when the page came back, else "bad"
+fetch_loop() {
+	for _i in $(seq "$2"); do
+		if [ "$(busybox wget -q -T 20 -O - "$1" 2>/dev/null)" = "$page" ]; then
+			echo ok
+		else
+			echo bad
+		fi
+	done >"$3"
+}
+
+# check_port_load PORT GATEWAY - the published port under load: four
+# clients in the guest at once, two through docker-proxy on 127.0.0.1 and
+# two through the DNAT rule on the bridge's GATEWAY, fetch the page 25
+# times each; every fetch must get it
+check_port_load() {
+	port=$1
+	[ "$CONTAINERS_PLANT" != portload ] || port=$(($1 + 1))
+	rounds=25
+	n=0
+	t0=$(now)
+	for a in 127.0.0.1 127.0.0.1 "$2" "$2"; do
+		n=$((n + 1))
+		fetch_loop "http://$a:$port/" "$rounds" "$work/port-load-$n.txt" &
+	done
+	wait
+	all=$(cat "$work"/port-load-*.txt | wc -l)
+	ok=$(cat "$work"/port-load-*.txt | grep -c '^ok$')
+	echo "CONTAINERS_TIME port_load=$(since "$t0")s ($ok of $all fetches of port $port by four clients at once)"
+	if [ "$ok" -ne $((4 * rounds)) ]; then
+		fail "the published port $port under load: $ok of $all fetches by four clients at once got the page (want $((4 * rounds)))"
+	fi
+}
+
+# check_nested_userns - an unprivileged user in a container makes a user
+# namespace of its own, as rootless builders in containers do: uid 1000
+# becomes root of the new namespace (uid_map "0 1000 1").  Docker's default
+# seccomp profile allows unshare(CLONE_NEWUSER) only with CAP_SYS_ADMIN, so
+# the container runs with that profile lifted, as such builders are run
+check_nested_userns() {
+	seccomp="--security-opt seccomp=unconfined"
+	[ "$CONTAINERS_PLANT" != nestns ] || seccomp=
+	want="0 0 1000 1"
+	# shellcheck disable=SC2016,SC2086 # expanded in the container; options
+	got=$(docker run --rm --user 1000:1000 $seccomp "$image" \
+		unshare -r sh -c 'echo $(id -u) $(cat /proc/self/uid_map)' 2>&1)
+	if [ "$got" != "$want" ]; then
+		fail "uid 1000 in a container made no user namespace: \"$(printf '%s' "$got" | tame | tr '\n' ' ')\", not \"$want\" (id -u, uid_map)"
+		return 1
+	fi
+	echo "containers: uid 1000 in a container is root of a user namespace of its own (uid_map $(echo "$got" | cut -d' ' -f2-))"
 }
 
 # memcg_kills - how many processes the memory cgroup OOM killer killed so
@@ -360,6 +419,7 @@ if check_daemon; then
 		check_build
 		check_network
 		check_memory
+		check_nested_userns
 		check_userns
 	fi
 fi
