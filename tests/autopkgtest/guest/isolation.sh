@@ -87,5 +87,6 @@ fi
 if [ -x /host/stubcall ]; then
 	/host/stubcall || rc=1
 fi
+/host/stubreport || rc=1
 [ "$rc" -ne 0 ] || echo ISOLATION_OK
 exit "$rc"

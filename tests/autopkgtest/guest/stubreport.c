@@ -1,0 +1,376 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * stubreport.c - a guest program that makes up SECCOMP-mode stub reports
+ *
+ * In SECCOMP mode UML's stub runs in the host thread of the guest code and
+ * hands the kernel a guest thread's state through the stub data page, which
+ * lies at the top of the host address space, where the guest's own page
+ * tables do not reach but its code can read and write all the same.  The
+ * stub hands the data over ("reports") with a FUTEX_WAIT from its code
+ * page, and a guest can jump there with data of its own.  Everything the
+ * kernel reads there is the guest's to choose, so the kernel must check it
+ * and at worst kill the process: a guest process must never bring the
+ * kernel down.
+ *
+ * The program finds the stub code page (the stub's rt_sigreturn syscall:
+ * arm64 "svc #0; brk #0", x86_64 "mov $15,%rax; syscall") below each
+ * plausible host top, the stub data one guest page above it, and checks
+ * that the data looks as this program expects (no syscall list, the futex
+ * handed to the guest).  Then, each in a child process:
+ *
+ *   restart  the flag that tells the stub to run its syscall list and
+ *            report again, set before an ordinary syscall;
+ *   siginfo  a report of SIGSYS whose siginfo lies past the stub's stack;
+ *   mcontext a report of SIGSYS whose register frame lies past it;
+ *   listlen  a report of SIGTRAP saying that syscall 2^31-1 of the
+ *            kernel's list failed;
+ *   listerr  a report of SIGTRAP with an error that is no errno (its low
+ *            32 bits are 2^31-1: taken for a list length, the kernel would
+ *            write its next syscall 80 GB past the list).
+ *
+ * Usage: stubreport [CASE...]   (all of them by default)
+ *
+ * Each child must end, killed or exiting, and the kernel must still run:
+ * prints STUBREPORT_OK cases=... then, else STUBREPORT_FAIL and why.  In
+ * ptrace mode there are no reports (the stub data has no register frame):
+ * the cases run all the same, and the stub's filter kills the FUTEX_WAIT.
+ *
+ * The layout of struct stub_data (arch/um/include/shared/skas/stub-data.h)
+ * is the kernel's, not an ABI: the checks of the page below fail the
+ * program, not the kernel, when it changes.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <linux/futex.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define PROBE_PAGE 4096UL
+#define SCAN_PAGES 64
+
+/* struct stub_data: err, syscall_data_len, then the list at 16 */
+#define SD_ERR 0
+#define SD_LIST_LEN 8
+#define SD_LIST 16
+#define SD_LIST_ENTRY 40
+/* after the list: restart_wait, single_step, futex, signal, si/mctx offset */
+#define SD_RESTART_WAIT 0
+#define SD_FUTEX 4
+#define SD_SIGNAL 8
+#define SD_SI_OFFSET 12
+#define SD_MCTX_OFFSET 14
+/* the stub's stack is at most 32 KiB (arm64); an offset past it is bad */
+#define SD_STACK_MAX 32768
+#define FUTEX_IN_KERN 1
+
+/* How long a child may take before it counts as hung */
+#define CHILD_SECONDS 30
+
+static sigjmp_buf probe_env;
+
+/* on SIGSEGV or SIGBUS while probing: the address is not readable */
+static void probe_fault(int sig)
+{
+	(void)sig;
+	siglongjmp(probe_env, 1);
+}
+
+/* readable() - whether the byte at @a can be read */
+static int readable(unsigned long a)
+{
+	if (sigsetjmp(probe_env, 1))
+		return 0;
+	(void)*(volatile char *)a;
+	return 1;
+}
+
+#if defined(__aarch64__)
+#define SVC_0 0xd4000001u
+#define BRK_0 0xd4200000u
+static const int host_top_bits[] = { 36, 39, 42, 47, 48, 52 };
+
+/* restorer_in_page() - the stub restorer's syscall in page @p, or 0 */
+static unsigned long restorer_in_page(unsigned long p)
+{
+	const uint32_t *w = (const uint32_t *)p;
+	unsigned long i;
+
+	for (i = 0; i + 1 < PROBE_PAGE / 4; i++)
+		if (w[i] == SVC_0 && w[i + 1] == BRK_0)
+			return p + 4 * i;
+	return 0;
+}
+
+/* jump_to_syscall() - run syscall @nr (@a0..@a3) from the stub's @insn */
+static void jump_to_syscall(unsigned long insn, long nr, long a0, long a1,
+			    long a2, long a3)
+{
+	register long x0 __asm__("x0") = a0;
+	register long x1 __asm__("x1") = a1;
+	register long x2 __asm__("x2") = a2;
+	register long x3 __asm__("x3") = a3;
+	register long x8 __asm__("x8") = nr;
+
+	__asm__ volatile("br %[insn]"
+			 : : [insn] "r"(insn), "r"(x0), "r"(x1), "r"(x2),
+			   "r"(x3), "r"(x8)
+			 : "memory");
+	__builtin_unreachable();
+}
+#elif defined(__x86_64__)
+static const unsigned char restorer_code[] = {
+	0x48, 0xc7, 0xc0, 0x0f, 0x00, 0x00, 0x00,	/* mov $15,%rax */
+	0x0f, 0x05					/* syscall */
+};
+static const int host_top_bits[] = { 47, 56 };
+
+/* restorer_in_page() - the stub restorer's syscall in page @p, or 0 */
+static unsigned long restorer_in_page(unsigned long p)
+{
+	const unsigned char *at = memmem((const void *)p, PROBE_PAGE,
+					 restorer_code, sizeof(restorer_code));
+
+	return at ? (unsigned long)at + 7 : 0;
+}
+
+/* jump_to_syscall() - run syscall @nr (@a0..@a3) from the stub's @insn */
+static void jump_to_syscall(unsigned long insn, long nr, long a0, long a1,
+			    long a2, long a3)
+{
+	register long rax __asm__("rax") = nr;
+	register long rdi __asm__("rdi") = a0;
+	register long rsi __asm__("rsi") = a1;
+	register long rdx __asm__("rdx") = a2;
+	register long r10 __asm__("r10") = a3;
+
+	__asm__ volatile("jmp *%[insn]"
+			 : : [insn] "r"(insn), "r"(rax), "r"(rdi), "r"(rsi),
+			   "r"(rdx), "r"(r10)
+			 : "memory");
+	__builtin_unreachable();
+}
+#else
+#error "stubreport: arm64 and x86_64 only"
+#endif
+
+/* find_stub_syscall() - the stub restorer's syscall below each host top */
+static unsigned long find_stub_syscall(void)
+{
+	unsigned long top, p, insn;
+	unsigned int i;
+
+	for (i = 0; i < sizeof(host_top_bits) / sizeof(host_top_bits[0]); i++) {
+		top = 1UL << host_top_bits[i];
+		for (p = top - PROBE_PAGE; p >= top - SCAN_PAGES * PROBE_PAGE;
+		     p -= PROBE_PAGE) {
+			if (!readable(p))
+				continue;
+			insn = restorer_in_page(p);
+			if (insn)
+				return insn;
+		}
+	}
+	return 0;
+}
+
+/* The stub data and where its fields after the syscall list are */
+struct stub_fields {
+	unsigned char *data;
+	unsigned long tail;
+};
+
+/* field() - the address of the field at @off after the syscall list */
+static void *field(const struct stub_fields *s, unsigned long off)
+{
+	return s->data + s->tail + off;
+}
+
+/*
+ * seccomp_mode() - whether the stub has reported (the offsets of its last
+ * signal frame are set): in ptrace mode it never does
+ */
+static int seccomp_mode(const struct stub_fields *s)
+{
+	return *(unsigned short *)field(s, SD_SI_OFFSET) ||
+	       *(unsigned short *)field(s, SD_MCTX_OFFSET);
+}
+
+/*
+ * stub_fields_find() - the stub data one guest page above the code page of
+ * @insn; 0 if it looks as expected in SECCOMP mode: no syscall list, the
+ * futex the guest's, a frame on the stub's stack
+ */
+static int stub_fields_find(unsigned long insn, struct stub_fields *s)
+{
+	unsigned long page = (unsigned long)sysconf(_SC_PAGESIZE);
+
+	s->data = (unsigned char *)((insn & ~(page - 1)) + page);
+	s->tail = SD_LIST + (page - 128) / SD_LIST_ENTRY * SD_LIST_ENTRY;
+	if (!readable((unsigned long)s->data)) {
+		printf("STUBREPORT_FAIL no stub data readable at %p\n", s->data);
+		return -1;
+	}
+	if (!seccomp_mode(s))
+		return 0;
+	if (*(int *)(s->data + SD_LIST_LEN) != 0 ||
+	    *(unsigned int *)field(s, SD_FUTEX) != 0 ||
+	    *(unsigned short *)field(s, SD_MCTX_OFFSET) >= SD_STACK_MAX) {
+		printf("STUBREPORT_FAIL the stub data at %p is not laid out as this program expects (list length %d, futex %u, frame offset %u)\n",
+		       s->data, *(int *)(s->data + SD_LIST_LEN),
+		       *(unsigned int *)field(s, SD_FUTEX),
+		       *(unsigned short *)field(s, SD_MCTX_OFFSET));
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * report() - hand the stub data over with @signal as the stub would; what
+ * the caller wrote into it before is the report
+ */
+static void report(unsigned long insn, const struct stub_fields *s, int signal)
+{
+	unsigned int *futex = field(s, SD_FUTEX);
+
+	*(int *)field(s, SD_SIGNAL) = signal;
+	__atomic_store_n(futex, FUTEX_IN_KERN, __ATOMIC_RELEASE);
+	jump_to_syscall(insn, SYS_futex, (long)futex, FUTEX_WAIT,
+			FUTEX_IN_KERN, 0);
+}
+
+/* run_case() - in the child: case @what; returns only if the kernel let it */
+static void run_case(unsigned long insn, const struct stub_fields *s,
+		     const char *what)
+{
+	if (!strcmp(what, "restart")) {
+		*(short *)field(s, SD_RESTART_WAIT) = 1;
+		syscall(SYS_getppid);
+		return;
+	}
+	if (!strcmp(what, "siginfo")) {
+		*(unsigned short *)field(s, SD_SI_OFFSET) = 0xffff;
+		report(insn, s, SIGSYS);
+	}
+	if (!strcmp(what, "mcontext")) {
+		*(unsigned short *)field(s, SD_MCTX_OFFSET) = 0xffff;
+		report(insn, s, SIGSYS);
+	}
+	if (!strcmp(what, "listlen")) {
+		*(long *)(s->data + SD_ERR) = -EIO;
+		*(int *)(s->data + SD_LIST_LEN) = 0x7fffffff;
+		report(insn, s, SIGTRAP);
+	}
+	if (!strcmp(what, "listerr")) {
+		*(long *)(s->data + SD_ERR) = (long)0xffffffff7fffffffUL;
+		report(insn, s, SIGTRAP);
+	}
+}
+
+/* wait_child() - wait for @pid; 1 if it was still running after a while */
+static int wait_child(pid_t pid, int *status)
+{
+	struct timespec tick = { 0, 100 * 1000 * 1000 };
+	int i;
+
+	for (i = 0; i < CHILD_SECONDS * 10; i++) {
+		pid_t r = waitpid(pid, status, WNOHANG);
+
+		if (r == pid)
+			return 0;
+		if (r < 0)
+			return 1;
+		nanosleep(&tick, NULL);
+	}
+	kill(pid, SIGKILL);
+	waitpid(pid, status, 0);
+	return 1;
+}
+
+/* attempt() - case @what in a child; 0 if it ended and the kernel runs */
+static int attempt(unsigned long insn, const struct stub_fields *s,
+		   const char *what)
+{
+	int status;
+	pid_t pid;
+
+	fflush(stdout);
+	pid = fork();
+	if (pid < 0) {
+		printf("STUBREPORT_FAIL fork: %s\n", strerror(errno));
+		return 1;
+	}
+	if (pid == 0) {
+		run_case(insn, s, what);
+		_exit(0);
+	}
+	if (wait_child(pid, &status)) {
+		printf("STUBREPORT_FAIL %s: the child hung\n", what);
+		return 1;
+	}
+	if (WIFSIGNALED(status))
+		printf("stubreport: %s: the child was killed by signal %d\n",
+		       what, WTERMSIG(status));
+	else
+		printf("stubreport: %s: the child exited with %d\n", what,
+		       WEXITSTATUS(status));
+	return 0;
+}
+
+/* known_case() - whether @what is one of the NULL-terminated @all */
+static int known_case(const char *const *all, const char *what)
+{
+	for (; *all; all++)
+		if (!strcmp(*all, what))
+			return 1;
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	static const char *const all[] = { "restart", "siginfo", "mcontext",
+					   "listlen", "listerr", NULL };
+	const char *const *cases = argc > 1 ? (const char *const *)argv + 1 : all;
+	struct stub_fields s;
+	unsigned long insn;
+	unsigned int i;
+	int rc = 0;
+
+	for (i = 0; cases[i]; i++)
+		if (!known_case(all, cases[i])) {
+			printf("STUBREPORT_FAIL unknown case %s\n", cases[i]);
+			return 2;
+		}
+	signal(SIGSEGV, probe_fault);
+	signal(SIGBUS, probe_fault);
+	insn = find_stub_syscall();
+	if (!insn) {
+		printf("STUBREPORT_FAIL no stub code page found below any host top\n");
+		return 1;
+	}
+	if (stub_fields_find(insn, &s))
+		return 1;
+	signal(SIGSEGV, SIG_DFL);
+	signal(SIGBUS, SIG_DFL);
+	printf("stubreport: stub syscall at 0x%lx, stub data at %p (%s mode)\n",
+	       insn, s.data,
+	       seccomp_mode(&s) ? "SECCOMP" : "ptrace");
+
+	for (i = 0; cases[i]; i++)
+		rc |= attempt(insn, &s, cases[i]);
+
+	if (!rc) {
+		printf("STUBREPORT_OK cases=");
+		for (i = 0; cases[i]; i++)
+			printf("%s%s", i ? "," : "", cases[i]);
+		printf("\n");
+	}
+	return rc;
+}
