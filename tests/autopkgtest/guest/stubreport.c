@@ -26,7 +26,10 @@
  *            kernel's list failed;
  *   listerr  a report of SIGTRAP with an error that is no errno (its low
  *            32 bits are 2^31-1: taken for a list length, the kernel would
- *            write its next syscall 80 GB past the list).
+ *            write its next syscall 80 GB past the list);
+ *   fpstate  (x86_64) a report of SIGSYS whose frame's xstate says it is
+ *            0 bytes long, MAGIC2 in the 4 bytes before it: the kernel
+ *            took -4 for the size to copy.
  *
  * Usage: stubreport [CASE...]   (all of them by default)
  *
@@ -70,6 +73,9 @@
 /* the stub's stack is at most 32 KiB (arm64); an offset past it is bad */
 #define SD_STACK_MAX 32768
 #define FUTEX_IN_KERN 1
+
+/* The exit status of a child that found no frame to make a report of */
+#define NO_FRAME 3
 
 /* How long a child may take before it counts as hung */
 #define CHILD_SECONDS 30
@@ -246,6 +252,41 @@ static void report(unsigned long insn, const struct stub_fields *s, int signal)
 			FUTEX_IN_KERN, 0);
 }
 
+#if defined(__x86_64__)
+/* The xstate frame: sw_reserved at 464 of the 512-byte legacy area */
+#define FP_SW_MAGIC1 0x46505853u
+#define FP_SW_MAGIC2 0x46505845u
+#define FP_SW_MAGIC1_AT 464
+#define FP_SW_EXTENDED_SIZE_AT 468
+/* mcontext_t: 23 general registers, then the pointer to the FP state */
+#define MC_FPREGS_AT (23 * 8)
+
+/*
+ * forge_fpstate() - make the xstate of the stub's last frame 0 bytes long,
+ * with MAGIC2 where such a size puts it; 0 if there was an xstate frame
+ */
+static int forge_fpstate(const struct stub_fields *s)
+{
+	unsigned long page = (unsigned long)sysconf(_SC_PAGESIZE);
+	unsigned char *sigstack = s->data + page;
+	unsigned char *mc = sigstack + *(unsigned short *)field(s, SD_MCTX_OFFSET);
+	unsigned long fpregs = *(unsigned long *)(mc + MC_FPREGS_AT);
+	unsigned char *fp = sigstack + (fpregs & (page - 1));
+
+	if (fp < sigstack + 4 || *(uint32_t *)(fp + FP_SW_MAGIC1_AT) != FP_SW_MAGIC1)
+		return -1;
+	*(uint32_t *)(fp + FP_SW_EXTENDED_SIZE_AT) = 0;
+	*(uint32_t *)(fp - 4) = FP_SW_MAGIC2;
+	return 0;
+}
+#else
+static int forge_fpstate(const struct stub_fields *s)
+{
+	(void)s;
+	return -1;
+}
+#endif
+
 /* run_case() - in the child: case @what; returns only if the kernel let it */
 static void run_case(unsigned long insn, const struct stub_fields *s,
 		     const char *what)
@@ -271,6 +312,11 @@ static void run_case(unsigned long insn, const struct stub_fields *s,
 	if (!strcmp(what, "listerr")) {
 		*(long *)(s->data + SD_ERR) = (long)0xffffffff7fffffffUL;
 		report(insn, s, SIGTRAP);
+	}
+	if (!strcmp(what, "fpstate")) {
+		if (forge_fpstate(s))
+			_exit(NO_FRAME);
+		report(insn, s, SIGSYS);
 	}
 }
 
@@ -315,6 +361,12 @@ static int attempt(unsigned long insn, const struct stub_fields *s,
 		printf("STUBREPORT_FAIL %s: the child hung\n", what);
 		return 1;
 	}
+	if (WIFEXITED(status) && WEXITSTATUS(status) == NO_FRAME &&
+	    seccomp_mode(s)) {
+		printf("STUBREPORT_FAIL %s: no register frame of the stub to change\n",
+		       what);
+		return 1;
+	}
 	if (WIFSIGNALED(status))
 		printf("stubreport: %s: the child was killed by signal %d\n",
 		       what, WTERMSIG(status));
@@ -336,7 +388,11 @@ static int known_case(const char *const *all, const char *what)
 int main(int argc, char **argv)
 {
 	static const char *const all[] = { "restart", "siginfo", "mcontext",
-					   "listlen", "listerr", NULL };
+					   "listlen", "listerr",
+#if defined(__x86_64__)
+					   "fpstate",
+#endif
+					   NULL };
 	const char *const *cases = argc > 1 ? (const char *const *)argv + 1 : all;
 	struct stub_fields s;
 	unsigned long insn;
