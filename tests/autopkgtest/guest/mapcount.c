@@ -35,6 +35,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "childwait.h"
+
 /* How long the child may take (a livelocked fault never ends) */
 #define CHILD_SECONDS 300
 
@@ -83,22 +85,6 @@ static void run_child(unsigned long pages)
 	exit(0);
 }
 
-/* wait_child() - wait for @pid; 1 if it was still running after a while */
-static int wait_child(pid_t pid, int *status)
-{
-	struct timespec tick = { 0, 100 * 1000 * 1000 };
-	int i;
-
-	for (i = 0; i < CHILD_SECONDS * 10; i++) {
-		if (waitpid(pid, status, WNOHANG) == pid)
-			return 0;
-		nanosleep(&tick, NULL);
-	}
-	kill(pid, SIGKILL);
-	waitpid(pid, status, 0);
-	return 1;
-}
-
 int main(int argc, char **argv)
 {
 	unsigned long pages = argc > 1 ? strtoul(argv[1], NULL, 0) : 40000;
@@ -113,7 +99,7 @@ int main(int argc, char **argv)
 	}
 	if (pid == 0)
 		run_child(pages);
-	if (wait_child(pid, &status)) {
+	if (wait_child_for(pid, &status, CHILD_SECONDS)) {
 		printf("MAPCOUNT_FAIL the child still ran after %d s (a fault that never ends?)\n",
 		       CHILD_SECONDS);
 		return 1;

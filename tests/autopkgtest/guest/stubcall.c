@@ -52,6 +52,8 @@
 #include <ucontext.h>
 #include <unistd.h>
 
+#include "childwait.h"
+
 #define SVC_0 0xd4000001u
 #define BRK_0 0xd4200000u
 #define SCAN_PAGES 64
@@ -303,23 +305,13 @@ static void run_child(unsigned long svc, const char *what, unsigned long x)
  */
 static int wait_child(pid_t pid, int *status)
 {
-	struct timespec tick = { 0, 100 * 1000 * 1000 };
-	int i;
+	int r = wait_child_for(pid, status, SPIN_SECONDS);
 
-	for (i = 0; i < SPIN_SECONDS * 10; i++) {
-		pid_t r = waitpid(pid, status, WNOHANG);
-
-		if (r == pid)
-			return 0;
-		if (r < 0) {
-			printf("STUBCALL_FAIL waitpid: %s\n", strerror(errno));
-			exit(1);
-		}
-		nanosleep(&tick, NULL);
+	if (r < 0) {
+		printf("STUBCALL_FAIL waitpid: %s\n", strerror(errno));
+		exit(1);
 	}
-	kill(pid, SIGKILL);
-	waitpid(pid, status, 0);
-	return 1;
+	return r;
 }
 
 /* attempt() - run @what from the stub's svc in a child; 0 if refused */

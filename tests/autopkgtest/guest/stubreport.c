@@ -56,6 +56,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "childwait.h"
+
 #define PROBE_PAGE 4096UL
 #define SCAN_PAGES 64
 
@@ -320,26 +322,6 @@ static void run_case(unsigned long insn, const struct stub_fields *s,
 	}
 }
 
-/* wait_child() - wait for @pid; 1 if it was still running after a while */
-static int wait_child(pid_t pid, int *status)
-{
-	struct timespec tick = { 0, 100 * 1000 * 1000 };
-	int i;
-
-	for (i = 0; i < CHILD_SECONDS * 10; i++) {
-		pid_t r = waitpid(pid, status, WNOHANG);
-
-		if (r == pid)
-			return 0;
-		if (r < 0)
-			return 1;
-		nanosleep(&tick, NULL);
-	}
-	kill(pid, SIGKILL);
-	waitpid(pid, status, 0);
-	return 1;
-}
-
 /* attempt() - case @what in a child; 0 if it ended and the kernel runs */
 static int attempt(unsigned long insn, const struct stub_fields *s,
 		   const char *what)
@@ -357,7 +339,7 @@ static int attempt(unsigned long insn, const struct stub_fields *s,
 		run_case(insn, s, what);
 		_exit(0);
 	}
-	if (wait_child(pid, &status)) {
+	if (wait_child_for(pid, &status, CHILD_SECONDS)) {
 		printf("STUBREPORT_FAIL %s: the child hung\n", what);
 		return 1;
 	}
