@@ -56,7 +56,12 @@
 
 #define SVC_0 0xd4000001u
 #define BRK_0 0xd4200000u
-#define SCAN_PAGES 64
+/*
+ * The stub code page lies below the stub data of every CPU the kernel can
+ * have (as-layout.h: up to 64 blocks of 32 KiB on arm64), and the blocks
+ * are aligned: 2.5 MiB covers it.
+ */
+#define SCAN_PAGES 640
 #define PROBE_PAGE 4096UL
 
 /* Attempts of a call that the kernel's timer signal interrupted */

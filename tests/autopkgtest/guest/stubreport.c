@@ -30,6 +30,12 @@
  *   fpstate  (x86_64) a report of SIGSYS whose frame's xstate says it is
  *            0 bytes long, MAGIC2 in the 4 bytes before it: the kernel
  *            took -4 for the size to copy.
+ *   race     (two CPUs or more) one thread on CPU 0 makes syscalls, whose
+ *            reports the kernel reads from CPU 0's stub data, while a
+ *            thread on CPU 1, a host thread of the same stub process,
+ *            rewrites what the kernel checks there (the frame and siginfo
+ *            offsets, the sizes in the register frame), in rounds of a
+ *            child each for three seconds: the kernel must read each once.
  *
  * Usage: stubreport [CASE...]   (all of them by default)
  *
@@ -45,6 +51,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <linux/futex.h>
+#include <pthread.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdint.h>
@@ -59,7 +66,12 @@
 #include "childwait.h"
 
 #define PROBE_PAGE 4096UL
-#define SCAN_PAGES 64
+/*
+ * The stub code page lies below the stub data of every CPU the kernel can
+ * have (as-layout.h: up to 64 blocks of 32 KiB on arm64), and the blocks
+ * are aligned: 2.5 MiB covers it.
+ */
+#define SCAN_PAGES 640
 
 /* struct stub_data: err, syscall_data_len, then the list at 16 */
 #define SD_ERR 0
@@ -289,6 +301,115 @@ static int forge_fpstate(const struct stub_fields *s)
 }
 #endif
 
+/* pin_to_cpu() - keep the calling thread on CPU @cpu */
+static void pin_to_cpu(int cpu)
+{
+	unsigned long mask = 1UL << cpu;
+
+	syscall(SYS_sched_setaffinity, 0, sizeof(mask), &mask);
+}
+
+#if defined(__x86_64__)
+/* The sizes in the register frame: the xstate's, and where it lies */
+static void race_frame(unsigned char *mc, unsigned char *sigstack,
+		       unsigned long page, unsigned int x)
+{
+	unsigned long fpregs = *(volatile unsigned long *)(mc + MC_FPREGS_AT);
+	unsigned char *fp = sigstack + (fpregs & (page - 1));
+
+	if (fp + FP_SW_EXTENDED_SIZE_AT + 4 <= sigstack + page)
+		*(volatile uint32_t *)(fp + FP_SW_EXTENDED_SIZE_AT) = x;
+	*(volatile unsigned long *)(mc + MC_FPREGS_AT) = fpregs ^ (x & 0xff0);
+}
+#else
+/* mcontext_t: fault_address, 31 registers, sp, pc, pstate, then records */
+#define MC_RESERVED_AT 288
+#define FPSIMD_RECORD_SIZE 528
+
+/* The sizes in the register frame: the records' */
+static void race_frame(unsigned char *mc, unsigned char *sigstack,
+		       unsigned long page, unsigned int x)
+{
+	(void)sigstack;
+	(void)page;
+	*(volatile uint32_t *)(mc + MC_RESERVED_AT + 4) =
+		x & 1 ? x : FPSIMD_RECORD_SIZE;
+	*(volatile uint32_t *)(mc + MC_RESERVED_AT + FPSIMD_RECORD_SIZE + 4) = x;
+}
+#endif
+
+/*
+ * race_writer() - on CPU 1, rewrite what the kernel checks in CPU 0's stub
+ * data: bad and good offsets in turn, sizes in the frame
+ */
+static void *race_writer(void *arg)
+{
+	const struct stub_fields *s = arg;
+	unsigned long page = (unsigned long)sysconf(_SC_PAGESIZE);
+	volatile unsigned short *si = field(s, SD_SI_OFFSET);
+	volatile unsigned short *mctx = field(s, SD_MCTX_OFFSET);
+	unsigned short good_si = *si, good_mctx = *mctx;
+	unsigned char *sigstack = s->data + page;
+	unsigned int x = 1;
+
+	pin_to_cpu(1);
+	for (;;) {
+		x = x * 1103515245u + 12345u;
+		*si = x & 0x10000 ? 0xffff - (x >> 24) : good_si;
+		*mctx = x & 0x20000 ? 0xffff - (x >> 24) : good_mctx;
+		race_frame(sigstack + good_mctx, sigstack, page, x);
+	}
+	return NULL;
+}
+
+/*
+ * race_round() - in a child: syscalls on CPU 0 while race_writer() runs,
+ * until the kernel kills the child for a report it refused, or for a
+ * tenth of a second
+ */
+static void race_round(const struct stub_fields *s)
+{
+	struct timespec start, now;
+	pthread_t writer;
+
+	if (pthread_create(&writer, NULL, race_writer, (void *)s))
+		_exit(4);
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	do {
+		syscall(SYS_getppid);
+		clock_gettime(CLOCK_MONOTONIC, &now);
+	} while ((now.tv_sec - start.tv_sec) * 1000000000L +
+		 (now.tv_nsec - start.tv_nsec) < 100000000L);
+	_exit(0);
+}
+
+/*
+ * race: rounds of race_round() for three seconds; most end with the kernel
+ * killing the round, which may read a bad offset at any report
+ */
+static void race(const struct stub_fields *s)
+{
+	time_t end = time(NULL) + 3;
+	int status, rounds = 0;
+	pid_t pid;
+
+	if (!seccomp_mode(s) || sysconf(_SC_NPROCESSORS_ONLN) < 2)
+		return;
+	while (time(NULL) < end) {
+		pid = fork();
+		if (pid < 0)
+			_exit(4);
+		if (pid == 0)
+			race_round(s);
+		if (wait_child_for(pid, &status, CHILD_SECONDS))
+			_exit(5);
+		rounds++;
+	}
+	printf("stubreport: race: %d rounds\n", rounds);
+	fflush(stdout);
+	_exit(0);
+}
+
 /* run_case() - in the child: case @what; returns only if the kernel let it */
 static void run_case(unsigned long insn, const struct stub_fields *s,
 		     const char *what)
@@ -320,6 +441,8 @@ static void run_case(unsigned long insn, const struct stub_fields *s,
 			_exit(NO_FRAME);
 		report(insn, s, SIGSYS);
 	}
+	if (!strcmp(what, "race"))
+		race(s);
 }
 
 /* attempt() - case @what in a child; 0 if it ended and the kernel runs */
@@ -374,7 +497,7 @@ int main(int argc, char **argv)
 #if defined(__x86_64__)
 					   "fpstate",
 #endif
-					   NULL };
+					   "race", NULL };
 	const char *const *cases = argc > 1 ? (const char *const *)argv + 1 : all;
 	struct stub_fields s;
 	unsigned long insn;
@@ -386,6 +509,13 @@ int main(int argc, char **argv)
 			printf("STUBREPORT_FAIL unknown case %s\n", cases[i]);
 			return 2;
 		}
+	/*
+	 * With SMP in SECCOMP mode each CPU runs a process in a stub thread
+	 * of its own, with its own stub data (a "lane"): the block right
+	 * above the code page is CPU 0's.  Stay there, and the children with
+	 * it.  (Fails on a kernel without SMP: one CPU, one block.)
+	 */
+	pin_to_cpu(0);
 	signal(SIGSEGV, probe_fault);
 	signal(SIGBUS, probe_fault);
 	insn = find_stub_syscall();
