@@ -102,9 +102,14 @@ int main(int argc, char **argv)
 	int n = 0, err = 0, refused = 0, i;
 	pid_t *pids;
 
+	if (max <= 0) {
+		printf("FORKLIMIT_FAIL bad MAX '%s' (a number of children)\n",
+		       argv[1]);
+		return 1;
+	}
 	pids = calloc(max + RETRIES, sizeof(*pids));
-	if (max <= 0 || !pids) {
-		printf("FORKLIMIT_FAIL bad MAX '%s'\n", argc > 1 ? argv[1] : "");
+	if (!pids) {
+		printf("FORKLIMIT_FAIL no memory for %d pids\n", max);
 		return 1;
 	}
 	setvbuf(stdout, NULL, _IONBF, 0);
