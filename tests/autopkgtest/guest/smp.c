@@ -22,6 +22,18 @@
  *    and with N = 4 and the per-thread amount of N = 2 the step took 14
  *    minutes in an emulated host with 4 vCPUs on 2 cores.
  *
+ *    Every child checks a page of its parent thread's stack: as it was at
+ *    the fork, though the parent overwrites it at once.  Then all 2N
+ *    threads fork at once (with stub lanes a child once started with
+ *    another thread's state).
+ * 5. Locks and time across CPUs: N threads, one pinned to each CPU, pass a
+ *    baton round the ring under a mutex and condition variable (every pass
+ *    wakes a thread on another CPU: futex wake-ups and IPIs), and then
+ *    take the mutex in a tight loop; each reads CLOCK_MONOTONIC (the vDSO
+ *    where the guest has one) under the mutex, which must never be earlier
+ *    than the last reading another CPU stored under it, and the count of
+ *    passes and increments must come out exact.
+ *
  * Prints SMP_OK ncpus=N ... speedup=S busy=B0,B1,... threads_speedup=T or
  * SMP_FAIL with the reason; exit status 0 only on success.
  */
@@ -29,6 +41,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,6 +54,8 @@
 #define WORK_ROUNDS	100000000UL
 #define SYSCALLS	20000	/* per thread, for N <= 2 */
 #define FORKS		200	/* per thread, for N <= 2 */
+#define BATON_PASSES	2000	/* round the ring, in all */
+#define LOCK_ROUNDS	20000	/* per thread, for N <= 2 */
 
 static int ncpus;
 
@@ -128,22 +143,64 @@ static void *syscalls(void *arg)
 	return NULL;
 }
 
-/* New mms, stubs and SIGCHLDs on every CPU at once */
-static void *forks(void *arg)
+/*
+ * fork_checked() - fork a child that finds @buf as it was at the fork:
+ * filled with @pat, though the parent overwrites it at once.  Return NULL
+ * or what went wrong.
+ */
+static const char *fork_checked(volatile unsigned char *buf, size_t len,
+				unsigned char pat)
 {
-	int i, status;
+	size_t i, old = 0, other = 0;
+	int status;
 	pid_t pid;
 
-	(void)arg;
+	for (i = 0; i < len; i++)
+		buf[i] = pat;
+	/*
+	 * The raw syscall: glibc's fork() takes locks that serialize the
+	 * forks of a process's threads.  The child calls nothing of libc.
+	 */
+	pid = syscall(SYS_clone, SIGCHLD, 0, 0, 0, 0);
+	if (pid < 0)
+		return "fork failed";
+	if (!pid) {
+		for (i = 0; i < len; i++) {
+			if (buf[i] == (unsigned char)~pat)
+				old++;
+			else if (buf[i] != pat)
+				other++;
+		}
+		syscall(SYS_exit_group, old ? 20 : other ? 21 : 7);
+	}
+	for (i = 0; i < len; i++)
+		buf[i] = ~pat;
+	if (waitpid(pid, &status, 0) != pid)
+		return "waitpid failed";
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 20)
+		return "a child saw its parent's writes after the fork";
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 21)
+		return "a child found its stack changed across the fork";
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 7)
+		return "a child did not exit with its status (another thread's state?)";
+	return NULL;
+}
+
+/*
+ * New mms, stubs and SIGCHLDs on every CPU at once; each child checks a
+ * page of its parent thread's stack
+ */
+static void *forks(void *arg)
+{
+	volatile unsigned char buf[4096];
+	const char *err;
+	int i;
+
 	for (i = 0; i < per_thread(FORKS); i++) {
-		pid = fork();
-		if (pid < 0)
-			return "fork failed";
-		if (!pid)
-			_exit(7);
-		if (waitpid(pid, &status, 0) != pid ||
-		    !WIFEXITED(status) || WEXITSTATUS(status) != 7)
-			return "a child did not exit with its status";
+		err = fork_checked(buf, sizeof(buf),
+				   (unsigned char)((long)arg * 17 + i));
+		if (err)
+			return (void *)err;
 	}
 	return NULL;
 }
@@ -189,6 +246,96 @@ static void run_threads(int n, void *(*fn)(void *))
 		pthread_join(t[i], &res);
 		if (res)
 			fail(res);
+	}
+}
+
+/* Step 5's shared state, all under its mutex */
+static pthread_mutex_t ring_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t ring_turn = PTHREAD_COND_INITIALIZER;
+static int baton;		/* the thread whose turn it is */
+static long passes, increments;
+static long long last_ns;	/* the latest time read under the lock */
+static const char *ring_error;
+
+/* Monotonic time in ns */
+static long long now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+/*
+ * Under ring_lock: read the time, which must not be earlier than the last
+ * reading stored under the lock (by this or another CPU), and store it
+ */
+static void ring_check_time(void)
+{
+	long long t = now_ns();
+
+	if (t < last_ns && !ring_error)
+		ring_error = "CLOCK_MONOTONIC read under a lock went back across CPUs";
+	last_ns = t;
+}
+
+/* Pin the calling thread to @cpu */
+static const char *pin_to(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	return pthread_setaffinity_np(pthread_self(), sizeof(set), &set) ?
+		"pthread_setaffinity_np failed" : NULL;
+}
+
+/* Step 5: thread @arg on CPU @arg passes the baton, then takes the lock */
+static void *ring_member(void *arg)
+{
+	int me = (long)arg, i;
+	const char *err = pin_to(me);
+
+	if (err)
+		return (void *)err;
+
+	pthread_mutex_lock(&ring_lock);
+	while (passes < BATON_PASSES) {
+		while (baton != me && passes < BATON_PASSES)
+			pthread_cond_wait(&ring_turn, &ring_lock);
+		if (passes >= BATON_PASSES)
+			break;
+		ring_check_time();
+		passes++;
+		baton = (me + 1) % ncpus;
+		pthread_cond_broadcast(&ring_turn);
+	}
+	pthread_mutex_unlock(&ring_lock);
+
+	for (i = 0; i < per_thread(LOCK_ROUNDS); i++) {
+		pthread_mutex_lock(&ring_lock);
+		if (!(i & 15))
+			ring_check_time();
+		increments++;
+		pthread_mutex_unlock(&ring_lock);
+	}
+	return NULL;
+}
+
+/* Step 5: the ring, and what it must have counted */
+static void check_locks_and_time(void)
+{
+	char msg[128];
+	long expected = (long)ncpus * per_thread(LOCK_ROUNDS);
+
+	run_threads(ncpus, ring_member);
+	if (ring_error)
+		fail(ring_error);
+	if (passes != BATON_PASSES || increments != expected) {
+		snprintf(msg, sizeof(msg),
+			 "the lock lost updates: %ld passes of %d, %ld increments of %ld",
+			 passes, BATON_PASSES, increments, expected);
+		fail(msg);
 	}
 }
 
@@ -283,7 +430,13 @@ int main(int argc, char **argv)
 	}
 
 	run_threads(2 * ncpus, kernel_work);
-	step_done("syscalls and forks in 2N threads", start);
+	start = step_done("syscalls and forks in 2N threads", start);
+
+	run_threads(2 * ncpus, forks);
+	start = step_done("forks in 2N threads at once", start);
+
+	check_locks_and_time();
+	step_done("baton and lock across CPUs", start);
 
 	printf("SMP_OK ncpus=%d t1=%.2f tn=%.2f speedup=%.2f busy=%s threads_speedup=%.2f\n",
 	       ncpus, t1, tn, ncpus * t1 / tn, busy, ncpus * t1 / tt);
