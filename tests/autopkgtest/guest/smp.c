@@ -67,13 +67,19 @@ static void fail(const char *what)
 	exit(1);
 }
 
-/* Monotonic time in seconds, for the speed-up */
-static double now(void)
+/* Monotonic time in ns */
+static long long now_ns(void)
 {
 	struct timespec ts;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
+	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+/* Monotonic time in seconds, for the speed-up */
+static double now(void)
+{
+	return now_ns() / 1e9;
 }
 
 /*
@@ -256,15 +262,6 @@ static int baton;		/* the thread whose turn it is */
 static long passes, increments;
 static long long last_ns;	/* the latest time read under the lock */
 static const char *ring_error;
-
-/* Monotonic time in ns */
-static long long now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
 
 /*
  * Under ring_lock: read the time, which must not be earlier than the last
