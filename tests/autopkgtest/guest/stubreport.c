@@ -36,6 +36,11 @@
  *            rewrites what the kernel checks there (the frame and siginfo
  *            offsets, the sizes in the register frame), in rounds of a
  *            child each for three seconds: the kernel must read each once.
+ *   syncrace (two CPUs or more) as race, with both threads mapping,
+ *            touching and unmapping memory: while a process has threads,
+ *            the kernel runs the host calls of its CPUs' syncs one at a
+ *            time, and the sync that the kernel kills the child in must
+ *            not leave the thread on CPU 1 waiting for its turn for good.
  *
  * Usage: stubreport [CASE...]   (all of them by default)
  *
@@ -58,6 +63,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -362,21 +368,59 @@ static void *race_writer(void *arg)
 	return NULL;
 }
 
+/* churn() - map a page, write it, unmap it: a sync that removes mappings */
+static void churn(void)
+{
+	volatile char *p = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+				MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (p == MAP_FAILED)
+		_exit(6);
+	*p = 1;
+	munmap((void *)p, 4096);
+}
+
+/*
+ * syncrace_writer() - race_writer() with churn(): the thread on CPU 1
+ * takes sync turns too, and may wait for the turn of the thread on CPU 0
+ */
+static void *syncrace_writer(void *arg)
+{
+	const struct stub_fields *s = arg;
+	volatile unsigned short *si = field(s, SD_SI_OFFSET);
+	volatile unsigned short *mctx = field(s, SD_MCTX_OFFSET);
+	unsigned short good_si = *si, good_mctx = *mctx;
+	unsigned int x = 1;
+
+	pin_to_cpu(1);
+	for (;;) {
+		x = x * 1103515245u + 12345u;
+		*si = x & 0x10000 ? 0xffff - (x >> 24) : good_si;
+		*mctx = x & 0x20000 ? 0xffff - (x >> 24) : good_mctx;
+		churn();
+	}
+	return NULL;
+}
+
 /*
  * race_round() - in a child: syscalls on CPU 0 while race_writer() runs,
  * until the kernel kills the child for a report it refused, or for a
  * tenth of a second
  */
-static void race_round(const struct stub_fields *s)
+static void race_round(const struct stub_fields *s, int syncs)
 {
 	struct timespec start, now;
 	pthread_t writer;
 
-	if (pthread_create(&writer, NULL, race_writer, (void *)s))
+	if (pthread_create(&writer, NULL,
+			   syncs ? syncrace_writer : race_writer, (void *)s))
 		_exit(4);
 	clock_gettime(CLOCK_MONOTONIC, &start);
 	do {
-		syscall(SYS_getppid);
+		if (syncs)
+			churn();
+		else
+			syscall(SYS_getppid);
 		clock_gettime(CLOCK_MONOTONIC, &now);
 	} while ((now.tv_sec - start.tv_sec) * 1000000000L +
 		 (now.tv_nsec - start.tv_nsec) < 100000000L);
@@ -384,10 +428,11 @@ static void race_round(const struct stub_fields *s)
 }
 
 /*
- * race: rounds of race_round() for three seconds; most end with the kernel
- * killing the round, which may read a bad offset at any report
+ * race, syncrace (@syncs): rounds of race_round() for three seconds; most
+ * end with the kernel killing the round, which may read a bad offset at
+ * any report
  */
-static void race(const struct stub_fields *s)
+static void race(const struct stub_fields *s, int syncs)
 {
 	time_t end = time(NULL) + 3;
 	int status, rounds = 0;
@@ -400,12 +445,13 @@ static void race(const struct stub_fields *s)
 		if (pid < 0)
 			_exit(4);
 		if (pid == 0)
-			race_round(s);
+			race_round(s, syncs);
 		if (wait_child_for(pid, &status, CHILD_SECONDS))
 			_exit(5);
 		rounds++;
 	}
-	printf("stubreport: race: %d rounds\n", rounds);
+	printf("stubreport: %s: %d rounds\n", syncs ? "syncrace" : "race",
+	       rounds);
 	fflush(stdout);
 	_exit(0);
 }
@@ -442,7 +488,9 @@ static void run_case(unsigned long insn, const struct stub_fields *s,
 		report(insn, s, SIGSYS);
 	}
 	if (!strcmp(what, "race"))
-		race(s);
+		race(s, 0);
+	if (!strcmp(what, "syncrace"))
+		race(s, 1);
 }
 
 /* attempt() - case @what in a child; 0 if it ended and the kernel runs */
@@ -497,7 +545,7 @@ int main(int argc, char **argv)
 #if defined(__x86_64__)
 					   "fpstate",
 #endif
-					   "race", NULL };
+					   "race", "syncrace", NULL };
 	const char *const *cases = argc > 1 ? (const char *const *)argv + 1 : all;
 	struct stub_fields s;
 	unsigned long insn;
