@@ -32,5 +32,7 @@ aarch64)
 	fi ;;
 *) /host/vdso || rc=1 ;;
 esac
+# the time of user code is user time (ru_utime, ITIMER_VIRTUAL)
+/host/cputime || rc=1
 [ "$rc" -ne 0 ] || echo ABI_OK
 exit "$rc"
