@@ -7,13 +7,16 @@
 set -u
 n=$1
 shoot_secs=${2:-20}
+# plant-idle or nothing: passed to /host/smp (a planted fault)
+plant=${3:-}
 
 fail() {
 	echo "SMP_FAIL $*"
 	exit 1
 }
 
-out=$(/host/smp "$n") || fail "${out#SMP_FAIL }"
+# shellcheck disable=SC2086
+out=$(/host/smp "$n" $plant) || fail "${out#SMP_FAIL }"
 echo "$out"
 shoot=$(/host/tlbshoot "$shoot_secs") || fail "${shoot#TLBSHOOT_FAIL }"
 echo "$shoot"
