@@ -76,11 +76,11 @@ static int arm_timer(int which, int sig)
 }
 
 /*
- * Pure arithmetic, no syscall but the CPU-time reads (a vDSO call where
- * the vDSO serves CLOCK_PROCESS_CPUTIME_ID: it does not, it enters the
- * kernel, once per 100000 steps)
+ * Pure arithmetic for @ns of CPU time; the only kernel entries are the
+ * CPU-time reads (no vDSO serves CLOCK_PROCESS_CPUTIME_ID), one per
+ * 100000 steps
  */
-static unsigned long compute(long long ns)
+static void compute(long long ns)
 {
 	volatile unsigned long x = 1;
 	long long start = cpu_ns();
@@ -89,7 +89,6 @@ static unsigned long compute(long long ns)
 	while (cpu_ns() - start < ns)
 		for (i = 0; i < 100000; i++)
 			x = x * 6364136223846793005UL + 1442695040888963407UL;
-	return x;
 }
 
 /* tv as ms */

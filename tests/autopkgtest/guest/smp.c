@@ -250,8 +250,8 @@ static void keep_off_last_cpu(void)
 
 /*
  * Run @fn in @n processes at once; any that fails fails the test.  The
- * CPUs' times are read into @started once all are forked and into @first_end
- * when the first one ends (both may be NULL).
+ * CPUs' times are read into @started once all are forked and into
+ * @first_end when the first one ends.
  */
 static void run_procs(int n, void *(*fn)(void *),
 		      struct cpu_time *started, struct cpu_time *first_end)
@@ -269,13 +269,12 @@ static void run_procs(int n, void *(*fn)(void *),
 			_exit(fn((void *)(long)i) ? 1 : 0);
 		}
 	}
-	if (started)
-		read_times(started);
+	read_times(started);
 	for (i = 0; i < n; i++) {
 		if (wait(&status) < 0 || !WIFEXITED(status) ||
 		    WEXITSTATUS(status))
 			bad = 1;
-		if (i == 0 && first_end)
+		if (i == 0)
 			read_times(first_end);
 	}
 	if (bad)
