@@ -41,6 +41,12 @@
  *            the kernel runs the host calls of its CPUs' syncs one at a
  *            time, and the sync that the kernel kills the child in must
  *            not leave the thread on CPU 1 waiting for its turn for good.
+ *   flood    FLOOD_CHILDREN children at once make the siginfo report: the
+ *            kernel prints a line for a forged report and kills the
+ *            process, and a loop of them must not flood the host's
+ *            console.  The lines it added to the kernel log (klogctl(),
+ *            as root) must stay within printk_ratelimit()'s 10 per 5 s
+ *            over the time the children took (SECCOMP mode only).
  *
  * Usage: stubreport [CASE...]   (all of them by default)
  *
@@ -63,6 +69,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/klog.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -99,6 +106,13 @@
 
 /* How long a child may take before it counts as hung */
 #define CHILD_SECONDS 30
+
+/* The flood case: its children, and what the kernel prints for each */
+#define FLOOD_CHILDREN 100
+#define FLOOD_LINE "invalid mcontext or siginfo offset"
+/* printk_ratelimit(): 10 messages per 5 s, shared by every caller */
+#define RATELIMIT_BURST 10
+#define RATELIMIT_SECONDS 5
 
 static sigjmp_buf probe_env;
 
@@ -456,6 +470,89 @@ static void race(const struct stub_fields *s, int syncs)
 	_exit(0);
 }
 
+/* log_lines() - lines of the kernel log that hold @what, -1 if unreadable */
+static int log_lines(const char *what)
+{
+	int size = klogctl(10 /* SYSLOG_ACTION_SIZE_BUFFER */, NULL, 0);
+	char *buf, *p;
+	int len, n = 0;
+
+	if (size <= 0)
+		return -1;
+	buf = malloc(size + 1);
+	if (!buf)
+		return -1;
+	len = klogctl(3 /* SYSLOG_ACTION_READ_ALL */, buf, size);
+	if (len < 0) {
+		free(buf);
+		return -1;
+	}
+	buf[len] = 0;
+	for (p = buf; (p = strstr(p, what)); p += strlen(what))
+		n++;
+	free(buf);
+	return n;
+}
+
+/* now_s() - CLOCK_MONOTONIC in seconds */
+static double now_s(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec + t.tv_nsec / 1e9;
+}
+
+static void run_case(unsigned long insn, const struct stub_fields *s,
+		     const char *what);
+
+/*
+ * flood() - FLOOD_CHILDREN siginfo reports at once; 0 if the kernel logged
+ * them within the rate limit
+ */
+static int flood(unsigned long insn, const struct stub_fields *s)
+{
+	int before = log_lines(FLOOD_LINE), after, i, started, status, max;
+	pid_t pid[FLOOD_CHILDREN];
+	double t0 = now_s(), seconds;
+
+	if (!seccomp_mode(s)) {
+		printf("stubreport: flood: ptrace mode makes no reports\n");
+		return 0;
+	}
+	if (before < 0) {
+		printf("STUBREPORT_FAIL flood: cannot read the kernel log: %s\n",
+		       strerror(errno));
+		return 1;
+	}
+	fflush(stdout);
+	for (started = 0; started < FLOOD_CHILDREN; started++) {
+		pid[started] = fork();
+		if (pid[started] < 0)
+			break;
+		if (pid[started] == 0) {
+			run_case(insn, s, "siginfo");
+			_exit(0);
+		}
+	}
+	for (i = 0; i < started; i++)
+		if (wait_child_for(pid[i], &status, CHILD_SECONDS)) {
+			printf("STUBREPORT_FAIL flood: a child hung\n");
+			return 1;
+		}
+	seconds = now_s() - t0;
+	after = log_lines(FLOOD_LINE);
+	max = RATELIMIT_BURST * (int)(seconds / RATELIMIT_SECONDS + 2);
+	printf("stubreport: flood: %d children, %d lines in %.1f s (at most %d)\n",
+	       started, after - before, seconds, max);
+	if (started < FLOOD_CHILDREN || after - before > max) {
+		printf("STUBREPORT_FAIL flood: %d forged reports of %d children printed %d lines in %.1f s: more than printk_ratelimit() lets through (%d)\n",
+		       started, FLOOD_CHILDREN, after - before, seconds, max);
+		return 1;
+	}
+	return 0;
+}
+
 /* run_case() - in the child: case @what; returns only if the kernel let it */
 static void run_case(unsigned long insn, const struct stub_fields *s,
 		     const char *what)
@@ -500,6 +597,8 @@ static int attempt(unsigned long insn, const struct stub_fields *s,
 	int status;
 	pid_t pid;
 
+	if (!strcmp(what, "flood"))
+		return flood(insn, s);
 	fflush(stdout);
 	pid = fork();
 	if (pid < 0) {
@@ -545,7 +644,7 @@ int main(int argc, char **argv)
 #if defined(__x86_64__)
 					   "fpstate",
 #endif
-					   "race", "syncrace", NULL };
+					   "race", "syncrace", "flood", NULL };
 	const char *const *cases = argc > 1 ? (const char *const *)argv + 1 : all;
 	struct stub_fields s;
 	unsigned long insn;

@@ -64,6 +64,7 @@ int case_compute(long ops, struct sample *s);
 uint64_t compute_chain(long ops);
 int case_parallel(long ops, struct sample *s);
 int case_parallel_threads(long ops, struct sample *s);
+int case_membarrier(long ops, struct sample *s);
 int case_sigtrap(long ops, struct sample *s);
 int case_signal(long ops, struct sample *s);
 int case_tick(long ops, struct sample *s);
