@@ -27,7 +27,7 @@ umarmctl=$src/../../../tools/umarmctl
 
 case $arch in
 arm64) all="regtorture pacfork fpsimd tlsthreads threads ptracer addrspace escape sigframe stubcall stubreport mapcount forklimit sigsys siginfo coredump vdso cputime sigstorm hostfilter smp tlbshoot thp gotls mcsend"; triple=aarch64-linux-gnu ;;
-amd64) all="tlsthreads threads ptracer addrspace escape stubreport mapcount forklimit sigsys siginfo vdso cputime sigstorm smp tlbshoot thp gotls mcsend"; triple=x86_64-linux-gnu ;;
+amd64) all="tlsthreads threads ptracer addrspace escape stubreport mapcount forklimit sigsys siginfo vdso cputime sigstorm hostfilter smp tlbshoot thp gotls mcsend"; triple=x86_64-linux-gnu ;;
 *) die "unknown architecture '$arch' (arm64 or amd64)" ;;
 esac
 

@@ -2,7 +2,7 @@
 /*
  * hostfilter.c - run a command as on a host that lacks something UML uses
  *
- * Usage: hostfilter pac|tsync|notify|filter|userns COMMAND [ARGS...]
+ * Usage: hostfilter pac|tsync|notify|filter|userns|membarrier COMMAND [ARGS...]
  *
  * Installs a seccomp filter that makes one host feature fail as it does
  * where the host lacks it, and executes COMMAND under it (the filter is
@@ -26,6 +26,11 @@
  *          where user namespaces are off: passt cannot isolate itself, so
  *          network = passt cannot work (umarmctl check warns about
  *          "passt", start and net add refuse and say why)
+ *   membarrier
+ *          membarrier() fails with ENOSYS, as on a host kernel without
+ *          CONFIG_MEMBARRIER: an SMP boot says its check failed and the
+ *          stubs are signalled instead (tests/perf/membarrier-census must
+ *          refuse that)
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -77,7 +82,7 @@ int main(int argc, char **argv)
 	int rc;
 
 	if (argc < 3) {
-		fprintf(stderr, "usage: hostfilter pac|tsync|notify|filter|userns COMMAND [ARGS...]\n");
+		fprintf(stderr, "usage: hostfilter pac|tsync|notify|filter|userns|membarrier COMMAND [ARGS...]\n");
 		return 2;
 	}
 	if (!strcmp(argv[1], "pac")) {
@@ -93,8 +98,11 @@ int main(int argc, char **argv)
 				      SECCOMP_SET_MODE_FILTER);
 	} else if (!strcmp(argv[1], "userns")) {
 		rc = fail_with(SYS_unshare, 0, BPF_JSET, CLONE_NEWUSER, EPERM);
+	} else if (!strcmp(argv[1], "membarrier")) {
+		/* any command: every value of argument 0 is >= 0 */
+		rc = fail_with(SYS_membarrier, 0, BPF_JGE, 0, ENOSYS);
 	} else {
-		fprintf(stderr, "hostfilter: unknown feature '%s': use pac, tsync, notify, filter or userns\n",
+		fprintf(stderr, "hostfilter: unknown feature '%s': use pac, tsync, notify, filter, userns or membarrier\n",
 			argv[1]);
 		return 2;
 	}
