@@ -54,6 +54,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 
@@ -248,28 +249,66 @@ static void keep_off_last_cpu(void)
 		_exit(1);
 }
 
+/* A worker process's compute window, in the memory it shares with us */
+struct window {
+	long long start;	/* ns, CLOCK_MONOTONIC, after the start gate */
+	long long end;		/* ns, when @fn returned */
+};
+
+/*
+ * The worker of run_procs(): wait at the start gate, so that the workers
+ * start together once all are forked, and record when @fn ran.
+ */
+static void proc_worker(void *(*fn)(void *), long i, int gate,
+			struct window *w)
+{
+	void *res;
+	char c;
+
+	if (plant_idle)
+		keep_off_last_cpu();
+	if (read(gate, &c, 1) != 1)
+		_exit(1);
+	w->start = now_ns();
+	res = fn((void *)i);
+	w->end = now_ns();
+	_exit(res ? 1 : 0);
+}
+
 /*
  * Run @fn in @n processes at once; any that fails fails the test.  The
  * CPUs' times are read into @started once all are forked and into
- * @first_end when the first one ends.
+ * @first_end when the first one ends.  Returns the seconds from the first
+ * worker's start to the last one's end: the fork()s, exits and waits are
+ * not the parallel work (under an emulated host a fork costs a good part
+ * of the arithmetic).
  */
-static void run_procs(int n, void *(*fn)(void *),
-		      struct cpu_time *started, struct cpu_time *first_end)
+static double run_procs(int n, void *(*fn)(void *),
+			struct cpu_time *started, struct cpu_time *first_end)
 {
-	int i, status, bad = 0;
+	long long first = 0, last = 0;
+	int i, status, bad = 0, gate[2];
+	struct window *w;
 	pid_t pid;
 
+	w = mmap(NULL, n * sizeof(*w), PROT_READ | PROT_WRITE,
+		 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (w == MAP_FAILED || pipe(gate))
+		fail("no shared memory or pipe for the workers");
 	for (i = 0; i < n; i++) {
 		pid = fork();
 		if (pid < 0)
 			fail("fork failed");
 		if (!pid) {
-			if (plant_idle)
-				keep_off_last_cpu();
-			_exit(fn((void *)(long)i) ? 1 : 0);
+			/* A parent that fails closes the gate: EOF, exit */
+			close(gate[1]);
+			proc_worker(fn, i, gate[0], &w[i]);
 		}
 	}
 	read_times(started);
+	for (i = 0; i < n; i++)
+		if (write(gate[1], "g", 1) != 1)
+			fail("cannot open the start gate");
 	for (i = 0; i < n; i++) {
 		if (wait(&status) < 0 || !WIFEXITED(status) ||
 		    WEXITSTATUS(status))
@@ -279,6 +318,16 @@ static void run_procs(int n, void *(*fn)(void *),
 	}
 	if (bad)
 		fail("a worker process failed");
+	for (i = 0; i < n; i++) {
+		if (!i || w[i].start < first)
+			first = w[i].start;
+		if (!i || w[i].end > last)
+			last = w[i].end;
+	}
+	close(gate[0]);
+	close(gate[1]);
+	munmap(w, n * sizeof(*w));
+	return (last - first) / 1e9;
 }
 
 /* Run @fn in @n threads at once; the first non-NULL result fails */
@@ -471,12 +520,10 @@ int main(int argc, char **argv)
 	t1 = now() - t1;
 	start = step_done("one process's arithmetic", start);
 
-	tn = now();
-	run_procs(ncpus, compute, before, after);
-	tn = now() - tn;
+	tn = run_procs(ncpus, compute, before, after);
 	start = step_done("arithmetic in N processes", start);
 
-	/* Threads of one process take turns: one stub runs an mm's code */
+	/* Threads of one process: in parallel where the stub has lanes */
 	tt = now();
 	run_threads(ncpus, compute);
 	tt = now() - tt;
