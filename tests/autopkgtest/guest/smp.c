@@ -16,9 +16,10 @@
  *    guest has CPUs (an emulated host with 4 vCPUs on 2 cores), a CPU's
  *    host thread is starved and takes fewer ticks, busy as it is.  The
  *    speed-up N * T1 / TN is reported (it depends on the host's free CPUs,
- *    not only on the guest).  The same work in N threads of one process
- *    is reported too: UML runs an mm's user code in one host process (its
- *    stub), one CPU at a time, so threads of one process take turns.
+ *    not only on the guest), TN from the first worker's start to the last
+ *    one's end (the workers start together once all are forked).  The
+ *    same work in N threads of one process is reported too: in parallel
+ *    where the stub runs a lane per CPU, else one CPU at a time.
  * 4. Kernel-side concurrency: N threads in getppid() loops, and N threads
  *    that fork and reap children (each child a new mm, stub and SIGCHLD),
  *    all at once.  The step does the same amount of work for any N above
@@ -286,7 +287,7 @@ static void proc_worker(void *(*fn)(void *), long i, int gate,
 static double run_procs(int n, void *(*fn)(void *),
 			struct cpu_time *started, struct cpu_time *first_end)
 {
-	long long first = 0, last = 0;
+	long long first, last;
 	int i, status, bad = 0, gate[2];
 	struct window *w;
 	pid_t pid;
@@ -318,10 +319,12 @@ static double run_procs(int n, void *(*fn)(void *),
 	}
 	if (bad)
 		fail("a worker process failed");
-	for (i = 0; i < n; i++) {
-		if (!i || w[i].start < first)
+	first = w[0].start;
+	last = w[0].end;
+	for (i = 1; i < n; i++) {
+		if (w[i].start < first)
 			first = w[i].start;
-		if (!i || w[i].end > last)
+		if (w[i].end > last)
 			last = w[i].end;
 	}
 	close(gate[0]);
