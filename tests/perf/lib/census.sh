@@ -104,9 +104,12 @@ wait_for_lines() {
 
 # perf_start FILE PIDS - perf stat on PIDS (and their future children),
 # created disabled and enabled through its control FIFO: perf's "ack"
-# says the counters run, before the guest is told to go
+# says the counters run, before the guest is told to go.  Fails (perf
+# gone, no ack) when one of PIDS exited before perf found its threads:
+# the group's membership changes while the guest runs (tracer_start lists
+# it again)
 perf_start() {
-	local file=$1 pids=$2 ack
+	local file=$1 pids=$2 ack _
 	rm -f "$file.ctl" "$file.ack"
 	mkfifo "$file.ctl" "$file.ack"
 	# shellcheck disable=SC2046,SC2086 # the events are words
@@ -114,10 +117,19 @@ perf_start() {
 		$(printf -- '-e %s ' $CENSUS_EVENTS) \
 		-p "$(echo "$pids" | paste -sd,)" 2>"$file.err" &
 	tracer_pid=$!
-	exec 8>"$file.ctl" 9<"$file.ack"
+	# read-write opens: neither blocks nor raises SIGPIPE when perf has
+	# already gone; its end is watched instead of an end of file
+	exec 8<>"$file.ctl" 9<>"$file.ack"
 	echo enable >&8
-	read -r -t 30 ack <&9 || ack=
-	[ "$ack" = ack ] || die "census: perf did not start counting ($file.err)"
+	for _ in $(seq 300); do
+		read -r -t 0.1 ack <&9 && [ "$ack" = ack ] && return 0
+		kill -0 "$tracer_pid" 2>/dev/null || break
+	done
+	exec 8>&- 9<&-
+	kill -INT "$tracer_pid" 2>/dev/null || true
+	wait "$tracer_pid" || true
+	tracer_pid=
+	return 1
 }
 
 # strace_start FILE PIDS - strace -c on each of PIDS it can attach to;
@@ -136,13 +148,21 @@ strace_start() {
 	grep -q 'attached' "$file.err" || die "census: strace attached to nothing ($file.err)"
 }
 
-# tracer_start FILE PGID - count the group into FILE; sets tracer_pid
+# tracer_start FILE PGID - count the group into FILE; sets tracer_pid.
+# A process that exits between the listing and the tracer's start (a
+# guest process ending, a stub replaced) makes perf refuse the list:
+# list again, a few times
 tracer_start() {
-	local file=$1 pids
-	pids=$(group_pids "$2")
-	[ -n "$pids" ] || die "census: the UML process group $2 is gone"
-	echo "$pids" >"$file.pids"
-	"${tool}_start" "$file" "$pids"
+	local file=$1 pids try
+	for try in 1 2 3 4 5; do
+		pids=$(group_pids "$2")
+		[ -n "$pids" ] || die "census: the UML process group $2 is gone"
+		echo "$pids" >"$file.pids"
+		"${tool}_start" "$file" "$pids" && return 0
+		echo "census: try $try: the tracer did not start ($file.err): listing the group again" >&2
+		cp "$file.err" "$file.err.$try" 2>/dev/null || true
+	done
+	die "census: the tracer did not start counting in 5 tries ($file.err)"
 }
 
 # tracer_stop FILE - stop counting; FILE.counts gets "METRIC COUNT" lines
