@@ -167,19 +167,23 @@ prime_guest_images() {
 	done
 }
 
-# run_round COND ROUND [discard] - one round of COND: perfbench once (a
-# fresh boot for a guest), its output in OUT/raw/LABEL-rROUND/console.log,
-# its samples appended to OUT/samples.tsv (not for a warm-up round, which
-# says discard).  Dies when the round failed.
+# run_round COND ROUND [discard] - one round of COND: the validator's
+# sample natively (lib/validator.sh, perfbench VALIDATOR_ARGS), then
+# perfbench once (a fresh boot for a guest), its output in
+# OUT/raw/LABEL-rROUND/console.log, its samples appended to
+# OUT/samples.tsv with its own compute as "compute-inside" (not for a
+# warm-up round, which says discard).  Dies when the round failed.
 run_round() {
 	local c=$1 r=$2 keep=${3:-keep} label dir share log
 	label=$(cond_label "$c")
 	dir=$out/raw/$label-r$r
 	log=$dir/console.log
 	share=$out/share/$label
+	validator_sample "$out/bin/$(dpkg --print-architecture)/perfbench" \
+		"$label" "$r" "$dir" "$keep" "$c" "${validator_args[@]}"
 	case $(cond_kind "$c") in
-	native) mkdir -p "$dir"; "$share/run.sh" >"$log" 2>&1 || true ;;
-	proot) mkdir -p "$dir"; proot "$share/run.sh" >"$log" 2>&1 || true ;;
+	native) "$share/run.sh" >"$log" 2>&1 || true ;;
+	proot) proot "$share/run.sh" >"$log" 2>&1 || true ;;
 	*) run_guest "$c" "$share" "$dir" ||
 		die "round $r of $label failed: $(tail -n 1 "$dir.verdict")" ;;
 	esac
@@ -187,6 +191,6 @@ run_round() {
 		die "round $r of $label: perfbench did not finish (see $log)"
 	grep '^PERFBENCH-SKIP' "$log" | sed "s/^/run: $label: /" >&2 || true
 	[ "$keep" = keep ] || return 0
-	awk -v cond="$label" -v round="$r" -f "$top/tests/perf/lib/samples.awk" \
-		"$log" >>"$out/samples.tsv"
+	awk -v cond="$label" -v round="$r" -v compute_as=compute-inside \
+		-f "$top/tests/perf/lib/samples.awk" "$log" >>"$out/samples.tsv"
 }

@@ -160,4 +160,6 @@ END {
 		header("ratio/host")
 		rows("host")
 	}
+	if (seen_case["compute-inside"])
+		printf "\ncompute: the validator, run natively beside every round of every condition;\ncompute-inside: the same arithmetic inside the condition (a guest's ratio to\nnative is the tax of its timer ticks; not judged)\n"
 }
