@@ -167,20 +167,22 @@ prime_guest_images() {
 	done
 }
 
-# run_round COND ROUND [discard] - one round of COND: the validator's
-# sample natively (lib/validator.sh, perfbench VALIDATOR_ARGS), then
-# perfbench once (a fresh boot for a guest), its output in
-# OUT/raw/LABEL-rROUND/console.log, its samples appended to
-# OUT/samples.tsv with its own compute as "compute-inside" (not for a
-# warm-up round, which says discard).  Dies when the round failed.
+# run_round COND ROUND - one round of COND: the validator's sample
+# natively before and after it (lib/validator.sh, perfbench
+# VALIDATOR_ARGS), and perfbench once (a fresh boot for a guest), its
+# output in OUT/raw/LABEL-rROUND/console.log; all the round's rows, with
+# the condition's own compute as "compute-inside", in
+# OUT/raw/LABEL-rROUND/rows.tsv for the caller to keep or void.  Dies when
+# the round failed.
 run_round() {
-	local c=$1 r=$2 keep=${3:-keep} label dir share log
+	local c=$1 r=$2 label dir share log pb
 	label=$(cond_label "$c")
 	dir=$out/raw/$label-r$r
 	log=$dir/console.log
 	share=$out/share/$label
-	validator_sample "$out/bin/$(dpkg --print-architecture)/perfbench" \
-		"$label" "$r" "$dir" "$keep" "$c" "${validator_args[@]}"
+	pb=$out/bin/$(dpkg --print-architecture)/perfbench
+	validator_sample "$pb" "$label" "$r" "$dir/before" keep "$c" \
+		"${validator_args[@]}" >"$dir.rows"
 	case $(cond_kind "$c") in
 	native) "$share/run.sh" >"$log" 2>&1 || true ;;
 	proot) proot "$share/run.sh" >"$log" 2>&1 || true ;;
@@ -190,7 +192,9 @@ run_round() {
 	grep -q '^PERFBENCH-DONE rc=' "$log" ||
 		die "round $r of $label: perfbench did not finish (see $log)"
 	grep '^PERFBENCH-SKIP' "$log" | sed "s/^/run: $label: /" >&2 || true
-	[ "$keep" = keep ] || return 0
+	validator_sample "$pb" "$label" "$r" "$dir/after" keep "$c" \
+		"${validator_args[@]}" >>"$dir.rows"
 	awk -v cond="$label" -v round="$r" -v compute_as=compute-inside \
-		-f "$top/tests/perf/lib/samples.awk" "$log" >>"$out/samples.tsv"
+		-f "$top/tests/perf/lib/samples.awk" "$log" >>"$dir.rows"
+	mv "$dir.rows" "$dir/rows.tsv"
 }

@@ -9,7 +9,13 @@ BEGIN { FS = "\t" }
 
 $1 == "condition" { next }
 NF != 8 { bad++; next }
+# a round voided by tests/perf/run (the machine moved): counted, not used
+$2 ~ /^v/ {
+	if (!(($1, $2) in seen_void)) { seen_void[$1, $2] = 1; voided[$1]++; any_void = 1 }
+	next
+}
 {
+	if (!(($1, $2) in seen_round)) { seen_round[$1, $2] = 1; nrounds[$1]++ }
 	c = $1; k = $3
 	if (!(c in seen_cond)) { seen_cond[c] = 1; conds[++nconds] = c }
 	if (!(k in seen_case)) { seen_case[k] = 1; cases[++ncases] = k }
@@ -49,7 +55,7 @@ function validate(    spread, i, c, m, lo, hi, lo_c, hi_c, j, worst, worst_c, fa
 		j = jitter(c, "compute", count[c, "compute"])
 		if (j > worst) { worst = j; worst_c = c }
 		if (j > max_jitter) {
-			printf "table: REFUSED: compute jitters %.1f%% within %s (max - min over %d rounds; limit %s%%): the machine moved during the run\n", j, c, count[c, "compute"], max_jitter >"/dev/stderr"
+			printf "table: REFUSED: compute jitters %.1f%% within %s (max - min over %d samples; limit %s%%): the machine moved during the run\n", j, c, count[c, "compute"], max_jitter >"/dev/stderr"
 			fail = 1
 		}
 	}
@@ -127,11 +133,18 @@ function rows(base,    i, l, k) {
 	}
 }
 
-# rounds_line() - how many rounds each condition contributed (compute)
+# rounds_line() - the rounds each condition contributed, and the rounds
+# voided and run again (tests/perf/run) where there were any
 function rounds_line(    i) {
 	printf "%-14s", "rounds"
 	for (i = 1; i <= nconds; i++)
-		printf " %12d", count[conds[i], "compute"]
+		printf " %12d", nrounds[conds[i]]
+	printf "\n"
+	if (!any_void)
+		return
+	printf "%-14s", "  voided"
+	for (i = 1; i <= nconds; i++)
+		printf " %12d", voided[conds[i]]
 	printf "\n"
 }
 

@@ -15,11 +15,12 @@
 
 # validator_sample PERFBENCH LABEL ROUND DIR KEEP COND [ARG...] - perfbench
 # PERFBENCH's compute case natively now, with COND's env.NAME=VALUE (so a
-# planted drift reaches it), as LABEL's validator samples of ROUND (its
-# output in DIR/compute.log); ARGs are perfbench's -r and -n.  Perfbench's
-# first round is dropped: a process's first pass through the loop was
-# measured 30-80% slower than the next ones in the emulated host (the code
-# is translated then) and up to 10% natively.  KEEP discard: warm-up.
+# planted drift reaches it), as LABEL's validator rows of ROUND on stdout
+# (none when KEEP is discard: warm-up; perfbench's output in
+# DIR/compute.log); ARGs are perfbench's -r and -n.  Perfbench's first
+# round is dropped: a process's first pass through the loop was measured
+# 30-80% slower than the next ones in the emulated host (the code is
+# translated then) and up to 10% natively.
 validator_sample() {
 	local pb=$1 label=$2 round=$3 dir=$4 keep=$5 c=$6 envs=()
 	shift 6
@@ -29,6 +30,46 @@ validator_sample() {
 		die "perfbench compute failed: see $dir/compute.log"
 	[ "$keep" = keep ] || return 0
 	awk -F '\t' '$1 != "PB" || $3 != 1' "$dir/compute.log" |
-		awk -v cond="$label" -v round="$round" -f "$top/tests/perf/lib/samples.awk" \
-		>>"$out/samples.tsv"
+		awk -v cond="$label" -v round="$round" -f "$top/tests/perf/lib/samples.awk"
+}
+
+# Rounds measured while the machine moved (tests/perf/run).  The machine
+# under the emulated host changes speed by 25-45% for seconds to tens of
+# seconds on its own (tests/perf/README.md); a round whose validator
+# samples (taken before and after it) lie more than MAX_DRIFT percent (4:
+# half the table's jitter limit) from the reference, the median of the
+# accepted rounds' samples so far, is voided and run again, MAX_RETRIES
+# (3) times at most; its rows stay in samples.tsv under the round
+# "vROUND.TRY", which the table counts as voided and does not use.  After
+# the last retry the round is kept as measured: the table's validator
+# then decides.  Needs: out.
+
+# round_drift ROWS - the farthest of ROWS' validator samples from the
+# reference, in percent; nothing while there is no reference yet
+round_drift() {
+	[ -s "$out/reference.txt" ] || return 0
+	awk -F '\t' 'FNR == NR { v[++n] = $1; next }
+		FNR == 1 {
+			# the reference: median of the accepted samples
+			for (i = 1; i <= n; i++)
+				for (j = i; j > 1 && v[j - 1] > v[j]; j--) { t = v[j]; v[j] = v[j - 1]; v[j - 1] = t }
+			ref = (n % 2) ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
+		}
+		$3 == "compute" { d = 100 * ($6 - ref) / ref; if (d < 0) d = -d; if (d > m) m = d }
+		END { printf "%.1f\n", m }' "$out/reference.txt" "$1"
+}
+
+# round_accept ROWS - ROWS' validator samples join the reference
+round_accept() {
+	awk -F '\t' '$3 == "compute" { print $6 }' "$1" >>"$out/reference.txt"
+}
+
+# round_voided ROWS ROUND TRY - ROWS as voided rows: round "vROUND.TRY"
+round_voided() {
+	awk -F '\t' -v OFS='\t' -v r="v$2.$3" '{ $2 = r; print }' "$1"
+}
+
+# drift_within DRIFT - whether DRIFT (percent, or nothing) is acceptable
+drift_within() {
+	[ -z "$1" ] || awk -v d="$1" -v m="${MAX_DRIFT:-4}" 'BEGIN { exit !(d <= m) }'
 }
