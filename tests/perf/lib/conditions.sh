@@ -168,8 +168,8 @@ prime_guest_images() {
 }
 
 # run_round COND ROUND - one round of COND: the validator's sample
-# natively before and after it (lib/validator.sh, perfbench
-# VALIDATOR_ARGS), and perfbench once (a fresh boot for a guest), its
+# natively before and after it (lib/validator.sh, perfbench with the
+# run's validator_args), and perfbench once (a fresh boot for a guest), its
 # output in OUT/raw/LABEL-rROUND/console.log; all the round's rows, with
 # the condition's own compute as "compute-inside", in
 # OUT/raw/LABEL-rROUND/rows.tsv for the caller to keep or void.  Dies when

@@ -34,15 +34,16 @@ validator_sample() {
 }
 
 # Rounds measured while the machine moved (tests/perf/run).  The machine
-# under the emulated host changes speed by 25-45% for seconds to tens of
-# seconds on its own (tests/perf/README.md); a round whose validator
-# samples (taken before and after it) lie more than MAX_DRIFT percent (4:
-# half the table's jitter limit) from the reference, the median of the
-# accepted rounds' samples so far, is voided and run again, MAX_RETRIES
-# (3) times at most; its rows stay in samples.tsv under the round
-# "vROUND.TRY", which the table counts as voided and does not use.  After
-# the last retry the round is kept as measured: the table's validator
-# then decides.  Needs: out.
+# under the emulated host changes speed by 25-50% for seconds to minutes
+# on its own (tests/perf/README.md); a round whose validator samples
+# (taken before and after it) lie more than MAX_DRIFT percent (4: half the
+# table's jitter limit) from the reference, the median of the samples of
+# the rounds kept so far (warm-up included), is voided and run again,
+# MAX_RETRIES (3) times at most; its rows stay in samples.tsv under the
+# round "vROUND.TRY", which the table counts as voided and does not use.
+# After the last retry the round is kept as measured: the table's
+# validator then decides.  The run's first round has no reference and is
+# kept.  Needs: out.
 
 # round_drift ROWS - the farthest of ROWS' validator samples from the
 # reference, in percent; nothing while there is no reference yet
@@ -59,7 +60,8 @@ round_drift() {
 		END { printf "%.1f\n", m }' "$out/reference.txt" "$1"
 }
 
-# round_accept ROWS - ROWS' validator samples join the reference
+# round_accept ROWS - ROWS' validator samples join the reference (a kept
+# round's, also one kept after its last retry: the median outvotes it)
 round_accept() {
 	awk -F '\t' '$3 == "compute" { print $6 }' "$1" >>"$out/reference.txt"
 }
