@@ -49,15 +49,8 @@ validator_sample() {
 # reference, in percent; nothing while there is no reference yet
 round_drift() {
 	[ -s "$out/reference.txt" ] || return 0
-	awk -F '\t' 'FNR == NR { v[++n] = $1; next }
-		FNR == 1 {
-			# the reference: median of the accepted samples
-			for (i = 1; i <= n; i++)
-				for (j = i; j > 1 && v[j - 1] > v[j]; j--) { t = v[j]; v[j] = v[j - 1]; v[j - 1] = t }
-			ref = (n % 2) ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
-		}
-		$3 == "compute" { d = 100 * ($6 - ref) / ref; if (d < 0) d = -d; if (d > m) m = d }
-		END { printf "%.1f\n", m }' "$out/reference.txt" "$1"
+	awk -F '\t' -f "$top/tests/perf/lib/median.awk" \
+		-f "$top/tests/perf/lib/drift.awk" "$out/reference.txt" "$1"
 }
 
 # round_accept ROWS - ROWS' validator samples join the reference (a kept
