@@ -175,13 +175,12 @@ prime_guest_images() {
 # OUT/raw/LABEL-rROUND/rows.tsv for the caller to keep or void.  Dies when
 # the round failed.
 run_round() {
-	local c=$1 r=$2 label dir share log pb
+	local c=$1 r=$2 label dir share log
 	label=$(cond_label "$c")
 	dir=$out/raw/$label-r$r
 	log=$dir/console.log
 	share=$out/share/$label
-	pb=$out/bin/$(dpkg --print-architecture)/perfbench
-	validator_sample "$pb" "$label" "$r" "$dir/before" keep "$c" \
+	validator_sample "$validator_pb" "$label" "$r" "$dir/before" keep "$c" \
 		"${validator_args[@]}" >"$dir.rows"
 	case $(cond_kind "$c") in
 	native) "$share/run.sh" >"$log" 2>&1 || true ;;
@@ -192,7 +191,7 @@ run_round() {
 	grep -q '^PERFBENCH-DONE rc=' "$log" ||
 		die "round $r of $label: perfbench did not finish (see $log)"
 	grep '^PERFBENCH-SKIP' "$log" | sed "s/^/run: $label: /" >&2 || true
-	validator_sample "$pb" "$label" "$r" "$dir/after" keep "$c" \
+	validator_sample "$validator_pb" "$label" "$r" "$dir/after" keep "$c" \
 		"${validator_args[@]}" >>"$dir.rows"
 	awk -v cond="$label" -v round="$r" -v compute_as=compute-inside \
 		-f "$top/tests/perf/lib/samples.awk" "$log" >>"$dir.rows"

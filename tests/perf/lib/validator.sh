@@ -68,3 +68,62 @@ round_voided() {
 drift_within() {
 	[ -z "$1" ] || awk -v d="$1" -v m="${MAX_DRIFT:-4}" 'BEGIN { exit !(d <= m) }'
 }
+
+# judged_round LABEL ROUND KEEP DIR ROUNDFN [ARG...] - ROUNDFN ARG..., which
+# leaves the round's rows in DIR/rows.tsv, until its validator samples agree
+# with the reference (MAX_DRIFT, MAX_RETRIES, RETRY_PAUSE above; SETTLE
+# in await_speed); voided tries keep their artifacts in DIR.voidTRY and
+# their rows in samples.tsv as round vROUND.TRY.  KEEP is keep, or discard
+# for a warm-up round, whose samples only start the reference.  Shared by
+# tests/perf/run and tests/perf/boot.  Needs say, out, validator_pb,
+# validator_args.
+judged_round() {
+	local label=$1 r=$2 keep=$3 dir=$4 try drift
+	shift 4
+	for try in $(seq 0 "${MAX_RETRIES:-3}"); do
+		await_speed "$label" "$r"
+		"$@"
+		drift=$(round_drift "$dir/rows.tsv")
+		if [ "$keep" != keep ] || drift_within "$drift" ||
+			[ "$try" -ge "${MAX_RETRIES:-3}" ]; then
+			break
+		fi
+		say "round $r of $label: the machine's compute moved ${drift}% from the run's (limit ${MAX_DRIFT:-4}%): voided, running it again${RETRY_PAUSE:+ in $RETRY_PAUSE s}"
+		round_voided "$dir/rows.tsv" "$r" "$try" >>"$out/samples.tsv"
+		mv "$dir" "$dir.void$try"
+		[ ! -e "$dir.verdict" ] || mv "$dir.verdict" "$dir.void$try.verdict"
+		sleep "${RETRY_PAUSE:-0}"
+	done
+	[ "$keep" != keep ] || drift_within "$drift" ||
+		say "round $r of $label: kept as measured after $try retries (${drift}% from the run's compute): the table's validator decides"
+	round_accept "$dir/rows.tsv"
+	[ "$keep" != keep ] || cat "$dir/rows.tsv" >>"$out/samples.tsv"
+}
+
+# await_speed LABEL ROUND - with SETTLE seconds (0: off), wait before a
+# round until the machine's compute is back within MAX_DRIFT of the
+# reference, sampling it every 2 s, SETTLE seconds at most; then the round
+# runs whatever the machine does (its own samples are judged as ever).
+# The emulated host's slow phases begin seconds after a UML boot and last
+# seconds to a minute (tests/perf/README.md): a retry that starts inside
+# one is voided again, and after the last retry a slow round is kept and
+# refuses the table.  Waiting measures nothing: its samples are only in
+# OUT/settle.log.
+await_speed() {
+	local label=$1 r=$2 start=$SECONDS drift rows
+	[ "${SETTLE:-0}" -gt 0 ] && [ -s "$out/reference.txt" ] || return 0
+	rows=$out/raw/settle.tsv
+	while :; do
+		"$validator_pb" -c compute "${validator_args[@]}" 2>&1 |
+			awk -F '\t' '$1 != "PB" || $3 != 1' |
+			awk -v cond=settle -v round=0 -f "$top/tests/perf/lib/samples.awk" >"$rows"
+		drift=$(round_drift "$rows")
+		echo "$(date +%T) before round $r of $label: ${drift:-?}% off" >>"$out/settle.log"
+		drift_within "$drift" && return 0
+		if [ $((SECONDS - start)) -ge "$SETTLE" ]; then
+			say "round $r of $label: the machine is still ${drift}% off after $((SECONDS - start)) s (SETTLE): measuring anyway"
+			return 0
+		fi
+		sleep 2
+	done
+}
