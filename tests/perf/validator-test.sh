@@ -101,6 +101,8 @@ checks() {
 
 # say MESSAGE - the validator's messages (tests/perf/run's say)
 say() { echo "run: $*" >&2; }
+# die MESSAGE - as tests/perf/run's
+die() { echo "run: $*" >&2; exit 2; }
 
 # shellcheck source=tests/perf/lib/validator.sh
 . "$top/tests/perf/lib/validator.sh"

@@ -75,7 +75,7 @@ drift_within() {
 # in await_speed); voided tries keep their artifacts in DIR.voidTRY and
 # their rows in samples.tsv as round vROUND.TRY.  KEEP is keep, or discard
 # for a warm-up round, whose samples only start the reference.  Shared by
-# tests/perf/run and tests/perf/boot.  Needs say, out, validator_pb,
+# tests/perf/run and tests/perf/boot.  Needs say, die, out, validator_pb,
 # validator_args.
 judged_round() {
 	local label=$1 r=$2 keep=$3 dir=$4 try drift
@@ -111,12 +111,14 @@ judged_round() {
 # OUT/settle.log.
 await_speed() {
 	local label=$1 r=$2 start=$SECONDS drift rows
+	case ${SETTLE:-0} in
+	*[!0-9]*) die "SETTLE=$SETTLE: give the most seconds to wait, e.g. 60 (0: do not wait)" ;;
+	esac
 	[ "${SETTLE:-0}" -gt 0 ] && [ -s "$out/reference.txt" ] || return 0
 	rows=$out/raw/settle.tsv
 	while :; do
-		"$validator_pb" -c compute "${validator_args[@]}" 2>&1 |
-			awk -F '\t' '$1 != "PB" || $3 != 1' |
-			awk -v cond=settle -v round=0 -f "$top/tests/perf/lib/samples.awk" >"$rows"
+		validator_sample "$validator_pb" settle 0 "$out/raw/settle" keep "" \
+			"${validator_args[@]}" >"$rows"
 		drift=$(round_drift "$rows")
 		echo "$(date +%T) before round $r of $label: ${drift:-?}% off" >>"$out/settle.log"
 		drift_within "$drift" && return 0
