@@ -30,8 +30,8 @@
 # TIMEOUT (7200 s) is the VM's limit, VM_SMP its CPUs (1: less noise);
 # CENSUS_TOOL goes to the run in the VM (strace: counts by syscall name),
 # and CENSUS_BY_NAME (1: the census's table by host syscall name); so do
-# the validator's MAX_DRIFT, MAX_RETRIES, RETRY_PAUSE, SETTLE (tests/perf/run) and
-# the table's MAX_SPREAD, MAX_JITTER.
+# the validator's MAX_DRIFT, MAX_RETRIES, RETRY_PAUSE, SETTLE (tests/perf/run),
+# the table's MAX_SPREAD, MAX_JITTER and MEMFILE_DIR (lib/conditions.sh).
 set -eu
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -114,7 +114,7 @@ rm -rf "$bundle"
 		"$(${QEMU:-qemu-system-aarch64} --version 2>/dev/null | head -n 1 || echo unknown)"
 	[ -z "${CENSUS_TOOL:-}" ] || printf 'export CENSUS_TOOL=%q\n' "$CENSUS_TOOL"
 	[ -z "${CENSUS_BY_NAME:-}" ] || printf 'export CENSUS_BY_NAME=%q\n' "$CENSUS_BY_NAME"
-	for v in MAX_DRIFT MAX_RETRIES RETRY_PAUSE SETTLE MAX_SPREAD MAX_JITTER; do
+	for v in MAX_DRIFT MAX_RETRIES RETRY_PAUSE SETTLE MAX_SPREAD MAX_JITTER MEMFILE_DIR; do
 		[ -z "${!v:-}" ] || printf 'export %s=%q\n' "$v" "${!v}"
 	done
 	printf 'bench=%q host=%q\n' "$bench" "$host"

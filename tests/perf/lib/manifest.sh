@@ -45,6 +45,7 @@ write_manifest() {
 		echo "page_size: $(getconf PAGESIZE)"
 		echo "cpus: $(nproc)"
 		echo "cpu_model: $(cpu_model)"
+		echo "memory_file_dir: $(memfile_where)"
 		virt_info
 		echo "loadavg_start: $(cat /proc/loadavg)"
 		echo "rounds: $rounds"
