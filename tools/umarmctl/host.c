@@ -564,6 +564,32 @@ static void check_passt(int verbose, const char *k)
 }
 
 /**
+ * check_memfile_fs() - warn when guest memory would be a file on a disk
+ * @td:		the directory UML puts its memory file in (uml_tmpdir())
+ * @verbose:	print the line when all is well too
+ *
+ * On a disk (Termux's $PREFIX/tmp on a phone, a TMPDIR under $HOME) the
+ * host writes guest memory back to storage: first touches of guest memory
+ * cost more (tests/perf/README.md) and a phone's flash wears.  Not a
+ * failure: the guest runs.
+ */
+static void check_memfile_fs(const char *td, int verbose)
+{
+	struct statfs sf;
+
+	if (statfs(td, &sf))
+		return;
+	/* TMPFS_MAGIC, HUGETLBFS_MAGIC */
+	if (sf.f_type == 0x01021994 || sf.f_type == 0x958458f6) {
+		if (verbose)
+			check_line("ok", "memory file", "%s is in memory", td);
+		return;
+	}
+	check_line("warn", "memory file", "%s is not a tmpfs: guest memory is written back to the disk (slower; flash wear); set TMPDIR to an exec-able tmpfs such as /dev/shm",
+		   td);
+}
+
+/**
  * host_check() - report whether this host can run UML instances
  * @verbose:	print every check, not only failures
  *
@@ -582,6 +608,8 @@ int host_check(int verbose)
 			    rc ? ": " : "",
 			    rc ? (rc == -EPERM ? "mounted noexec: set TMPDIR to an exec-able directory"
 					    : strerror(-rc)) : "");
+	if (!rc)
+		check_memfile_fs(td, verbose);
 	check_passt(verbose, k);
 	if (verbose)
 		check_line("info", "service manager", "%s", under_systemd() ?
