@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <linux/magic.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/ptrace.h>
@@ -334,8 +335,7 @@ static const char *uml_tmpdir(void)
 		if (v && *v)
 			return v;
 	}
-	/* TMPFS_MAGIC */
-	if (!statfs("/dev/shm", &sf) && sf.f_type == 0x01021994)
+	if (!statfs("/dev/shm", &sf) && sf.f_type == TMPFS_MAGIC)
 		return "/dev/shm";
 	return "/tmp";
 }
@@ -579,8 +579,7 @@ static void check_memfile_fs(const char *td, int verbose)
 
 	if (statfs(td, &sf))
 		return;
-	/* TMPFS_MAGIC, HUGETLBFS_MAGIC */
-	if (sf.f_type == 0x01021994 || sf.f_type == 0x958458f6) {
+	if (sf.f_type == TMPFS_MAGIC || sf.f_type == HUGETLBFS_MAGIC) {
 		if (verbose)
 			check_line("ok", "memory file", "%s is in memory", td);
 		return;

@@ -131,8 +131,7 @@ prepare_share() {
 # MEMFILE_DIR if set, else /dev/shm where it is a tmpfs that allows exec
 # (what UML picks for a user without TMPDIR), else nothing (the artifacts,
 # run-gate's default).  On a disk, first touches of guest memory cost more
-# (x86_64, 2026-12-08, two interleaved runs: a fault +9% and +32%, a huge
-# page's +38% and +51%, fork+exec +5% and +14%).
+# (tests/perf/README.md, "The runner").
 memfile_dir() {
 	if [ -n "${MEMFILE_DIR:-}" ]; then
 		echo "$MEMFILE_DIR"
